@@ -1,0 +1,108 @@
+package continuity
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Code is one of baton's stable error codes. The HTTP adapter maps each code
+// to a status in one table; stores translate driver errors into these codes at
+// their edge, so callers see one vocabulary whichever backend runs.
+type Code string
+
+// The error codes.
+const (
+	CodeInvalid      Code = "invalid"
+	CodeUnauthorized Code = "unauthorized"
+	CodeForbidden    Code = "forbidden"
+	CodeNotFound     Code = "not_found"
+	CodeConflict     Code = "conflict"
+	CodeTooLarge     Code = "too_large"
+	CodeInternal     Code = "internal"
+)
+
+// Error is baton's one error type. Message is safe to show a caller: it never
+// carries SQL, memory content or prompt text. Fields names the offending
+// input fields of an invalid request, with a short reason each.
+type Error struct {
+	Code    Code
+	Message string
+	Fields  map[string]string
+	// Err is the underlying cause, kept for errors.Is/As and never rendered.
+	Err error
+}
+
+// Error renders the code, the message and the fields in a stable order.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(string(e.Code))
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	if len(e.Fields) > 0 {
+		keys := make([]string, 0, len(e.Fields))
+		for k := range e.Fields {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString(" (")
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(k)
+			b.WriteString(": ")
+			b.WriteString(e.Fields[k])
+		}
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with the code and a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns an invalid error naming one field.
+func Invalid(field, reason string) *Error {
+	return &Error{Code: CodeInvalid, Message: "invalid input", Fields: map[string]string{field: reason}}
+}
+
+// ErrorCode returns the code of err: its *Error's code, or internal for any
+// other non-nil error, or "" for nil.
+func ErrorCode(err error) Code {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// ErrorFields returns the invalid fields of err, or nil.
+func ErrorFields(err error) map[string]string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Fields
+	}
+	return nil
+}
+
+// ErrorMessage returns a message safe to show a caller: an *Error's message,
+// or a generic one for anything else, so internal detail never leaks.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "internal error"
+}

@@ -1,0 +1,133 @@
+package continuity
+
+import (
+	"context"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// ReceiptParams names a provider lifecycle event that arrived. Provider and
+// ProviderEvent are data (for example "claude-code" and "Stop"); the ledger
+// vocabulary never enumerates them.
+type ReceiptParams struct {
+	Provider      string `json:"provider"`
+	ProviderEvent string `json:"providerEvent"`
+	Agent         string `json:"agent,omitempty"`
+	SessionID     string `json:"sessionId,omitempty"`
+}
+
+const maxReceiptField = 64
+
+func (p *ReceiptParams) normalize(tenant string) (string, error) {
+	f := map[string]string{}
+	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
+	p.Provider = trimField(f, "provider", p.Provider, 1, maxReceiptField)
+	p.ProviderEvent = trimField(f, "providerEvent", p.ProviderEvent, 1, maxReceiptField)
+	if p.Agent != "" && (len(p.Agent) > MaxAgentLen || !agentPattern.MatchString(p.Agent)) {
+		f["agent"] = "must match " + agentPattern.String() + " and be at most 64 characters"
+	}
+	p.SessionID = trimField(f, "sessionId", p.SessionID, 0, MaxSessionIDLen)
+	return tenant, fieldsErr(f)
+}
+
+// AppendReceipt appends provider.event.received and returns its id. Use it
+// when the work that follows runs elsewhere (the HTTP receipts route);
+// otherwise prefer Receive.
+//
+// Errors: invalid, internal.
+func (s *Service) AppendReceipt(ctx context.Context, tenant string, p ReceiptParams) (uuid.UUID, error) {
+	tenant, err := p.normalize(tenant)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	e := LedgerEntry{ID: s.newID(), Tenant: tenant, Event: EventReceived, At: s.clock(), Session: p.SessionID,
+		Fields: receiptFields(p)}
+	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		return tx.AppendLedger(ctx, s.ledgerKeep, e)
+	})
+	return e.ID, err
+}
+
+func receiptFields(p ReceiptParams) map[string]string {
+	f := map[string]string{"provider": p.Provider, "provider_event": p.ProviderEvent}
+	if p.Agent != "" {
+		f["agent"] = p.Agent
+	}
+	return f
+}
+
+// Receive records that a provider event arrived before any other work runs,
+// then runs work. If work fails, Receive appends provider.event.failed with a
+// reason (the error's code and safe message, never content) and returns the
+// work's error. Callers that must not block a person's work (hooks) still
+// exit 0: the failure is in the ledger.
+//
+// Errors: invalid (the receipt itself), or whatever work returns.
+func (s *Service) Receive(ctx context.Context, tenant string, p ReceiptParams, work func(ctx context.Context) error) error {
+	id, err := s.AppendReceipt(ctx, tenant, p)
+	if err != nil {
+		return err
+	}
+	werr := work(ctx)
+	if werr == nil {
+		return nil
+	}
+	tenant = strings.TrimSpace(tenant)
+	f := receiptFields(p)
+	f["receipt"] = id.String()
+	f["reason"] = string(ErrorCode(werr)) + ": " + ErrorMessage(werr)
+	e := LedgerEntry{ID: s.newID(), Tenant: tenant, Event: EventFailed, At: s.clock(), Session: p.SessionID, Fields: f}
+	if lerr := s.store.Write(context.WithoutCancel(ctx), tenant, func(ctx context.Context, tx Tx) error {
+		return tx.AppendLedger(ctx, s.ledgerKeep, e)
+	}); lerr != nil {
+		return &Error{Code: CodeInternal, Message: "work failed and its failure could not be recorded", Err: werr}
+	}
+	return werr
+}
+
+// AppendEvent appends one ledger line with the given event name and payload.
+// Payload keys that collide with the envelope (event, at, tenant, session)
+// are refused.
+//
+// Errors: invalid, internal.
+func (s *Service) AppendEvent(ctx context.Context, tenant, event, session string, fields map[string]string) (uuid.UUID, error) {
+	f := map[string]string{}
+	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
+	event = trimField(f, "event", event, 1, maxReceiptField)
+	for k := range fields {
+		if isEnvelopeKey(k) {
+			f["fields."+k] = "collides with the ledger envelope"
+		}
+	}
+	if err := fieldsErr(f); err != nil {
+		return uuid.Nil, err
+	}
+	e := LedgerEntry{ID: s.newID(), Tenant: tenant, Event: event, At: s.clock(), Session: session, Fields: fields}
+	err := s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		return tx.AppendLedger(ctx, s.ledgerKeep, e)
+	})
+	return e.ID, err
+}
+
+// Ledger returns the tenant's ledger, oldest first, after the given line id
+// (uuid.Nil for the start), at most limit lines (1-1000).
+//
+// Errors: invalid, internal.
+func (s *Service) Ledger(ctx context.Context, tenant string, after uuid.UUID, limit int) ([]LedgerEntry, error) {
+	f := map[string]string{}
+	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
+	if limit < 1 || limit > 1000 {
+		f["limit"] = "must be between 1 and 1000"
+	}
+	if err := fieldsErr(f); err != nil {
+		return nil, err
+	}
+	var out []LedgerEntry
+	err := s.store.Read(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		var err error
+		out, err = tx.Ledger(ctx, after, limit)
+		return err
+	})
+	return out, err
+}

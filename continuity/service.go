@@ -1,0 +1,87 @@
+package continuity
+
+import (
+	"time"
+
+	"github.com/batonhq/baton/lease"
+	"github.com/batonhq/baton/triage"
+	"github.com/google/uuid"
+)
+
+// DefaultLedgerRetention is how many ledger lines a tenant keeps by default.
+const DefaultLedgerRetention = 5000
+
+// Service is baton's domain service: the only place that sequences the pure
+// rules (lease, triage, provenance) and storage. Every method takes the
+// tenant explicitly; the adapters decide it from authentication.
+type Service struct {
+	store      Store
+	now        func() time.Time
+	lease      lease.Policy
+	triage     triage.Policy
+	ledgerKeep int
+	newID      func() uuid.UUID
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithClock injects the clock. Times are truncated to microseconds, the
+// precision both backends keep.
+func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+
+// WithLeasePolicy replaces lease.Default.
+func WithLeasePolicy(p lease.Policy) Option { return func(s *Service) { s.lease = p } }
+
+// WithTriagePolicy replaces triage.Default.
+func WithTriagePolicy(p triage.Policy) Option { return func(s *Service) { s.triage = p } }
+
+// WithLedgerRetention sets how many ledger lines each tenant keeps.
+func WithLedgerRetention(n int) Option { return func(s *Service) { s.ledgerKeep = n } }
+
+// New returns a Service over store.
+func New(store Store, opts ...Option) *Service {
+	s := &Service{
+		store:      store,
+		now:        time.Now,
+		lease:      lease.Default,
+		triage:     triage.Default,
+		ledgerKeep: DefaultLedgerRetention,
+		newID:      mustV7,
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Store returns the service's store.
+func (s *Service) Store() Store { return s.store }
+
+// LeasePolicy returns the lease policy in force.
+func (s *Service) LeasePolicy() lease.Policy { return s.lease }
+
+func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+
+func mustV7() uuid.UUID {
+	id, err := uuid.NewV7()
+	if err != nil {
+		// NewV7 fails only when the system's random source does.
+		panic(err)
+	}
+	return id
+}
+
+// state evaluates a row's lease state at now.
+func (s *Service) state(row *Session, now time.Time) lease.State {
+	return s.lease.State(lease.Row{LastSeenAt: row.LastSeenAt, ClosedAt: row.ClosedAt}, now)
+}
+
+// entry builds a ledger line for a session row.
+func (s *Service) entry(event string, now time.Time, row *Session, fields map[string]string) LedgerEntry {
+	f := map[string]string{"agent": row.Agent, "session_run_id": row.ID.String()}
+	for k, v := range fields {
+		f[k] = v
+	}
+	return LedgerEntry{ID: s.newID(), Tenant: row.Tenant, Event: event, At: now, Session: row.SessionID, Fields: f}
+}

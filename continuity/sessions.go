@@ -1,0 +1,376 @@
+package continuity
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/batonhq/baton/lease"
+	"github.com/batonhq/baton/triage"
+	"github.com/google/uuid"
+)
+
+// OpenParams opens a conversation at SessionStart (startup or resume).
+type OpenParams struct {
+	Agent     string   `json:"agent"`
+	SessionID string   `json:"sessionId"`
+	Source    Source   `json:"source"`
+	Project   string   `json:"project,omitempty"`
+	Scope     string   `json:"scope,omitempty"`
+	Selector  Selector `json:"selector,omitempty"`
+	// BriefedMemories are the rows that survived the briefing's cut. Nil
+	// means no briefing was delivered, so briefing_delivered_at stays unset;
+	// an empty, non-nil slice means an empty briefing was delivered.
+	BriefedMemories []BriefedMemory `json:"briefedMemories,omitempty"`
+}
+
+// OpenResult is the row after an open.
+type OpenResult struct {
+	SessionRunID        uuid.UUID  `json:"sessionRunId"`
+	ActivationEpoch     int        `json:"activationEpoch"`
+	Source              Source     `json:"source"`
+	Created             bool       `json:"created"`
+	Reopened            bool       `json:"reopened"`
+	OpenedAt            time.Time  `json:"openedAt"`
+	LastSeenAt          time.Time  `json:"lastSeenAt"`
+	BriefingDeliveredAt *time.Time `json:"briefingDeliveredAt,omitempty"`
+}
+
+// MaxBriefedMemories bounds the briefed rows a session records.
+const MaxBriefedMemories = 100
+
+func (p *OpenParams) normalize(tenant string) (string, error) {
+	tenant, agent, sid, err := sessionKey(tenant, p.Agent, p.SessionID)
+	f := ErrorFields(err)
+	if f == nil {
+		f = map[string]string{}
+	}
+	p.Agent, p.SessionID = agent, sid
+	if p.Source != SourceStartup && p.Source != SourceResume {
+		f["source"] = "must be one of startup resume"
+	}
+	p.Project = trimField(f, "project", p.Project, 0, MaxFacetLen)
+	p.Scope = trimField(f, "scope", p.Scope, 0, MaxFacetLen)
+	for k, v := range p.Selector {
+		if k == "" || len(k) > MaxFacetLen || len(v) > MaxFacetLen {
+			f["selector"] = "keys must be 1-200 characters and values at most 200"
+		}
+	}
+	if len(p.BriefedMemories) > MaxBriefedMemories {
+		f["briefedMemories"] = "must hold at most " + strconv.Itoa(MaxBriefedMemories) + " rows"
+	}
+	for i, b := range p.BriefedMemories {
+		if b.ID == uuid.Nil {
+			f["briefedMemories["+strconv.Itoa(i)+"].id"] = "is required"
+		}
+		if utf8.RuneCountInString(b.Topic) > MaxTopicLen {
+			f["briefedMemories["+strconv.Itoa(i)+"].topic"] = "must be at most 200 characters"
+		}
+		if _, err := ParseMemoryStatus(b.Status); err != nil {
+			f["briefedMemories["+strconv.Itoa(i)+"].status"] = "must be one of open resolved archived"
+		}
+	}
+	return tenant, fieldsErr(f)
+}
+
+// Open opens a conversation by its natural key.
+//
+//   - startup, no row: insert at epoch 1. Live row: a retry with the same
+//     project, scope and selector heartbeats and changes nothing else; any
+//     difference is conflict. Closed or lapsed row: reopen, epoch+1, restamp
+//     the briefing fields.
+//   - resume, no row: insert. Live: epoch+1 and heartbeat. Closed or lapsed:
+//     reopen, epoch+1. Resume never compares params and never restamps the
+//     briefing fields.
+//
+// Errors: invalid, conflict.
+func (s *Service) Open(ctx context.Context, tenant string, p OpenParams) (OpenResult, error) {
+	tenant, err := p.normalize(tenant)
+	if err != nil {
+		return OpenResult{}, err
+	}
+	var res OpenResult
+	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		now := s.clock()
+		row, err := tx.SessionByKey(ctx, p.Agent, p.SessionID)
+		if ErrorCode(err) == CodeNotFound {
+			row = &Session{
+				ID: s.newID(), Tenant: tenant, Agent: p.Agent, SessionID: p.SessionID,
+				Source: p.Source, OpenedAt: now, LastSeenAt: now, ActivationEpoch: 1,
+				TriageStatus: string(triage.Idle),
+			}
+			if p.Source == SourceStartup {
+				stampBriefing(row, p, now)
+			} else {
+				row.Project, row.Scope, row.Selector = p.Project, p.Scope, p.Selector
+			}
+			if err := tx.InsertSession(ctx, row); err != nil {
+				return err
+			}
+			ev := EventSessionStarted
+			if p.Source == SourceResume {
+				ev = EventSessionResumed
+			}
+			res = openResult(row, true, false)
+			return tx.AppendLedger(ctx, s.ledgerKeep, s.entry(ev, now, row, map[string]string{"source": string(p.Source), "epoch": "1"}))
+		}
+		if err != nil {
+			return err
+		}
+		st := s.state(row, now)
+		event := ""
+		reopened := false
+		switch {
+		case p.Source == SourceStartup && st == lease.Live:
+			if row.Project != p.Project || row.Scope != p.Scope || !row.Selector.Equal(p.Selector) {
+				return &Error{Code: CodeConflict, Message: "a live session with this key was opened with a different project, scope or selector"}
+			}
+			row.LastSeenAt = lease.Floor(row.LastSeenAt, now)
+		case p.Source == SourceStartup:
+			reopen(row, now)
+			row.Source = SourceStartup
+			stampBriefing(row, p, now)
+			event, reopened = EventSessionReopened, true
+		case st == lease.Live:
+			row.ActivationEpoch++
+			row.LastSeenAt = lease.Floor(row.LastSeenAt, now)
+			row.Source = SourceResume
+			event = EventSessionResumed
+		default:
+			reopen(row, now)
+			row.Source = SourceResume
+			event, reopened = EventSessionResumed, true
+		}
+		if err := tx.UpdateSession(ctx, row); err != nil {
+			return err
+		}
+		res = openResult(row, false, reopened)
+		if event == "" {
+			return nil
+		}
+		return tx.AppendLedger(ctx, s.ledgerKeep, s.entry(event, now, row, map[string]string{
+			"source": string(p.Source), "epoch": strconv.Itoa(row.ActivationEpoch), "reopened": strconv.FormatBool(reopened),
+		}))
+	})
+	return res, err
+}
+
+func reopen(row *Session, now time.Time) {
+	row.ClosedAt = nil
+	row.ActivationEpoch++
+	row.LastSeenAt = lease.Floor(row.LastSeenAt, now)
+}
+
+func stampBriefing(row *Session, p OpenParams, now time.Time) {
+	row.Project, row.Scope, row.Selector = p.Project, p.Scope, p.Selector
+	if p.BriefedMemories == nil {
+		row.BriefingDeliveredAt = nil
+		row.BriefedMemories = nil
+		return
+	}
+	t := now
+	row.BriefingDeliveredAt = &t
+	row.BriefedMemories = append([]BriefedMemory{}, p.BriefedMemories...)
+}
+
+func openResult(row *Session, created, reopened bool) OpenResult {
+	return OpenResult{
+		SessionRunID: row.ID, ActivationEpoch: row.ActivationEpoch, Source: row.Source,
+		Created: created, Reopened: reopened, OpenedAt: row.OpenedAt, LastSeenAt: row.LastSeenAt,
+		BriefingDeliveredAt: row.BriefingDeliveredAt,
+	}
+}
+
+// HeartbeatParams refreshes a conversation's lease, typically at every Stop.
+type HeartbeatParams struct {
+	Agent     string `json:"agent"`
+	SessionID string `json:"sessionId"`
+	// LastMessageExcerpt, when set, replaces the bounded excerpt of the
+	// last assistant message (at most 4000 characters; longer is invalid).
+	LastMessageExcerpt *string `json:"lastMessageExcerpt,omitempty"`
+	// Stop counts this heartbeat as a Stop.
+	Stop bool `json:"stop,omitempty"`
+}
+
+// HeartbeatResult is the row after a heartbeat.
+type HeartbeatResult struct {
+	SessionRunID    uuid.UUID `json:"sessionRunId"`
+	ActivationEpoch int       `json:"activationEpoch"`
+	LastSeenAt      time.Time `json:"lastSeenAt"`
+	Resurrected     bool      `json:"resurrected"`
+}
+
+// Heartbeat floors last_seen_at to now, records the excerpt and counts a
+// Stop. A closed or lapsed row is resurrected: closed_at cleared, epoch+1.
+// Heartbeat never creates a row.
+//
+// Errors: invalid, not_found.
+func (s *Service) Heartbeat(ctx context.Context, tenant string, p HeartbeatParams) (HeartbeatResult, error) {
+	tenant, agent, sid, err := sessionKey(tenant, p.Agent, p.SessionID)
+	f := ErrorFields(err)
+	if p.LastMessageExcerpt != nil && utf8.RuneCountInString(*p.LastMessageExcerpt) > MaxExcerptLen {
+		if f == nil {
+			f = map[string]string{}
+		}
+		f["lastMessageExcerpt"] = "must be at most " + strconv.Itoa(MaxExcerptLen) + " characters"
+	}
+	if err := fieldsErr(f); err != nil {
+		return HeartbeatResult{}, err
+	}
+	var res HeartbeatResult
+	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		now := s.clock()
+		row, err := tx.SessionByKey(ctx, agent, sid)
+		if err != nil {
+			return err
+		}
+		resurrected := s.state(row, now) != lease.Live
+		if resurrected {
+			reopen(row, now)
+		} else {
+			row.LastSeenAt = lease.Floor(row.LastSeenAt, now)
+		}
+		if p.LastMessageExcerpt != nil {
+			row.LastMessageExcerpt = Scrub(*p.LastMessageExcerpt)
+		}
+		if p.Stop {
+			row.StopCount++
+		}
+		if err := tx.UpdateSession(ctx, row); err != nil {
+			return err
+		}
+		res = HeartbeatResult{SessionRunID: row.ID, ActivationEpoch: row.ActivationEpoch, LastSeenAt: row.LastSeenAt, Resurrected: resurrected}
+		if !resurrected {
+			return nil
+		}
+		return tx.AppendLedger(ctx, s.ledgerKeep, s.entry(EventSessionResurrect, now, row, map[string]string{
+			"epoch": strconv.Itoa(row.ActivationEpoch), "by": "heartbeat",
+		}))
+	})
+	return res, err
+}
+
+// CloseParams closes a conversation at SessionEnd.
+type CloseParams struct {
+	Agent     string `json:"agent"`
+	SessionID string `json:"sessionId"`
+}
+
+// CloseResult is the row after a close.
+type CloseResult struct {
+	SessionRunID    uuid.UUID `json:"sessionRunId"`
+	ActivationEpoch int       `json:"activationEpoch"`
+	ClosedAt        time.Time `json:"closedAt"`
+	AlreadyClosed   bool      `json:"alreadyClosed"`
+}
+
+// Close stamps closed_at = now by natural key. It never touches
+// last_seen_at or the epoch, and never clears the excerpt; a second close
+// answers AlreadyClosed with the first close's time.
+//
+// Errors: invalid, not_found.
+func (s *Service) Close(ctx context.Context, tenant string, p CloseParams) (CloseResult, error) {
+	tenant, agent, sid, err := sessionKey(tenant, p.Agent, p.SessionID)
+	if err != nil {
+		return CloseResult{}, err
+	}
+	var res CloseResult
+	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		now := s.clock()
+		row, err := tx.SessionByKey(ctx, agent, sid)
+		if err != nil {
+			return err
+		}
+		if row.ClosedAt != nil {
+			res = CloseResult{SessionRunID: row.ID, ActivationEpoch: row.ActivationEpoch, ClosedAt: *row.ClosedAt, AlreadyClosed: true}
+			return nil
+		}
+		t := now
+		row.ClosedAt = &t
+		if err := tx.UpdateSession(ctx, row); err != nil {
+			return err
+		}
+		res = CloseResult{SessionRunID: row.ID, ActivationEpoch: row.ActivationEpoch, ClosedAt: now}
+		return tx.AppendLedger(ctx, s.ledgerKeep, s.entry(EventSessionClosed, now, row, map[string]string{
+			"epoch": strconv.Itoa(row.ActivationEpoch), "explicit": strconv.FormatBool(s.lease.ExplicitlyClosed(lease.Row{LastSeenAt: row.LastSeenAt, ClosedAt: row.ClosedAt})),
+		}))
+	})
+	return res, err
+}
+
+// Compact recovers the sessionRunId after a compaction: a heartbeat, so the
+// epoch is unchanged on a live row and the briefing fields are untouched.
+//
+// Errors: invalid, not_found.
+func (s *Service) Compact(ctx context.Context, tenant string, p HeartbeatParams) (HeartbeatResult, error) {
+	return s.Heartbeat(ctx, tenant, p)
+}
+
+// ClearResult is the outcome of a /clear activation.
+type ClearResult struct {
+	SessionRunID    uuid.UUID `json:"sessionRunId"`
+	ActivationEpoch int       `json:"activationEpoch"`
+	// Started says the probe found no row, so the clear opened one as a
+	// startup.
+	Started bool `json:"started"`
+}
+
+// Clear resolves a /clear against the store: a heartbeat probe; not_found
+// makes it a startup open, found ends it there (the probe already returned
+// the run id and floored the lease). Any other error is returned as is and
+// must not be guessed as a startup.
+//
+// Errors: invalid, conflict, internal.
+func (s *Service) Clear(ctx context.Context, tenant string, p OpenParams) (ClearResult, error) {
+	hb, err := s.Heartbeat(ctx, tenant, HeartbeatParams{Agent: p.Agent, SessionID: p.SessionID})
+	if err == nil {
+		return ClearResult{SessionRunID: hb.SessionRunID, ActivationEpoch: hb.ActivationEpoch}, nil
+	}
+	if ErrorCode(err) != CodeNotFound {
+		return ClearResult{}, err
+	}
+	p.Source = SourceStartup
+	op, err := s.Open(ctx, tenant, p)
+	if err != nil {
+		return ClearResult{}, err
+	}
+	return ClearResult{SessionRunID: op.SessionRunID, ActivationEpoch: op.ActivationEpoch, Started: true}, nil
+}
+
+// SessionView is a read-only snapshot of a row and its lease state.
+type SessionView struct {
+	Session
+	State lease.State
+}
+
+// Session returns the row for the natural key and its lease state at now.
+//
+// Errors: invalid, not_found.
+func (s *Service) Session(ctx context.Context, tenant, agent, sessionID string) (SessionView, error) {
+	tenant, agent, sessionID, err := sessionKey(tenant, agent, sessionID)
+	if err != nil {
+		return SessionView{}, err
+	}
+	var v SessionView
+	err = s.store.Read(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		row, err := tx.SessionByKey(ctx, agent, sessionID)
+		if err != nil {
+			return err
+		}
+		v = SessionView{Session: *row, State: s.state(row, s.clock())}
+		return nil
+	})
+	return v, err
+}
+
+// ParseMemoryStatus parses a memory status.
+func ParseMemoryStatus(s string) (MemoryStatus, error) {
+	switch MemoryStatus(s) {
+	case StatusOpen, StatusResolved, StatusArchived:
+		return MemoryStatus(s), nil
+	}
+	return "", errors.New("unknown status " + strconv.Quote(strings.TrimSpace(s)))
+}

@@ -1,0 +1,133 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+var pgBlock = regexp.MustCompile(`(?s)-- postgres:begin\n(.*?)-- postgres:end\n?`)
+
+// expand renders a migration for one dialect.
+func expand(src string, postgres bool) string {
+	repl := map[string]string{
+		"{{uuid}}": "TEXT", "{{time}}": "TIMESTAMP", "{{json}}": "TEXT", "{{bool}}": "BOOLEAN",
+	}
+	if postgres {
+		repl = map[string]string{
+			"{{uuid}}": "UUID", "{{time}}": "TIMESTAMPTZ", "{{json}}": "JSONB", "{{bool}}": "BOOLEAN",
+		}
+		src = pgBlock.ReplaceAllString(src, "$1")
+	} else {
+		src = pgBlock.ReplaceAllString(src, "")
+	}
+	for k, v := range repl {
+		src = strings.ReplaceAll(src, k, v)
+	}
+	return src
+}
+
+func loadMigrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFS, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, e := range entries {
+		prefix, _, ok := strings.Cut(e.Name(), "_")
+		if !ok {
+			return nil, fmt.Errorf("migration %s: name must be NNN_name.sql", e.Name())
+		}
+		v, err := strconv.Atoi(prefix)
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: %w", e.Name(), err)
+		}
+		b, err := migrationFS.ReadFile("migrations/" + e.Name())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{version: v, name: e.Name(), sql: string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	return out, nil
+}
+
+// migrate applies every migration not yet applied, each in its own
+// transaction. Concurrent openers (several hook processes, parallel tests)
+// serialize on an advisory lock on Postgres and on the immediate
+// transaction on SQLite.
+func (s *Store) migrate(ctx context.Context) error {
+	ms, err := loadMigrations()
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		err := s.retry(ctx, func() error {
+			tx, err := s.write.DB.BeginTx(ctx, nil)
+			if err != nil {
+				return err
+			}
+			defer tx.Rollback()
+			if s.postgres {
+				if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7301000001)`); err != nil {
+					return err
+				}
+			}
+			if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS baton_schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL)`); err != nil {
+				return err
+			}
+			var n int
+			if err := tx.QueryRowContext(ctx, s.rebind(`SELECT count(*) FROM baton_schema_migrations WHERE version = ?`), m.version).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return tx.Commit()
+			}
+			if _, err := tx.ExecContext(ctx, expand(m.sql, s.postgres)); err != nil {
+				return fmt.Errorf("migration %s: %w", m.name, err)
+			}
+			if _, err := tx.ExecContext(ctx, s.rebind(`INSERT INTO baton_schema_migrations (version, name) VALUES (?, ?)`), m.version, m.name); err != nil {
+				return err
+			}
+			return tx.Commit()
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) rebind(q string) string {
+	if !s.postgres {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+var _ = sql.ErrNoRows

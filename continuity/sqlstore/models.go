@@ -1,0 +1,233 @@
+package sqlstore
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/batonhq/baton/continuity"
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+)
+
+// Times are stored in UTC at microsecond precision, the precision both
+// backends keep, so a row reads back equal to what was written.
+func utc(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := utc(*t)
+	return &u
+}
+
+func nullUUID(id uuid.UUID) *uuid.UUID {
+	if id == uuid.Nil {
+		return nil
+	}
+	return &id
+}
+
+func fromNullUUID(id *uuid.UUID) uuid.UUID {
+	if id == nil {
+		return uuid.Nil
+	}
+	return *id
+}
+
+func nullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func fromNullString(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Only plain maps and slices of plain structs reach here.
+		panic(err)
+	}
+	return string(b)
+}
+
+type sessionModel struct {
+	bun.BaseModel `bun:"table:agent_sessions"`
+
+	ID                  uuid.UUID  `bun:"id,pk,type:uuid"`
+	UserID              string     `bun:"user_id"`
+	Agent               string     `bun:"agent"`
+	SessionID           string     `bun:"session_id"`
+	Source              string     `bun:"source"`
+	Project             *string    `bun:"project"`
+	Scope               *string    `bun:"scope"`
+	Selector            string     `bun:"selector"`
+	OpenedAt            time.Time  `bun:"opened_at"`
+	ClosedAt            *time.Time `bun:"closed_at"`
+	LastSeenAt          time.Time  `bun:"last_seen_at"`
+	ActivationEpoch     int        `bun:"activation_epoch"`
+	StopCount           int        `bun:"stop_count"`
+	TriageStatus        string     `bun:"triage_status"`
+	TriageAttemptID     *uuid.UUID `bun:"triage_attempt_id,type:uuid"`
+	LastTriagedEventIDs string     `bun:"last_triaged_event_ids"`
+	BriefingDeliveredAt *time.Time `bun:"briefing_delivered_at"`
+	BriefedMemories     string     `bun:"briefed_memories"`
+	LastMessageExcerpt  *string    `bun:"last_message_excerpt"`
+}
+
+func toSessionModel(s *continuity.Session) *sessionModel {
+	ids := s.TriagedEventIDs
+	if ids == nil {
+		ids = []uuid.UUID{}
+	}
+	briefed := s.BriefedMemories
+	if briefed == nil {
+		briefed = []continuity.BriefedMemory{}
+	}
+	return &sessionModel{
+		ID: s.ID, UserID: s.Tenant, Agent: s.Agent, SessionID: s.SessionID, Source: string(s.Source),
+		Project: nullString(s.Project), Scope: nullString(s.Scope), Selector: s.Selector.Canonical(),
+		OpenedAt: utc(s.OpenedAt), ClosedAt: utcPtr(s.ClosedAt), LastSeenAt: utc(s.LastSeenAt),
+		ActivationEpoch: s.ActivationEpoch, StopCount: s.StopCount, TriageStatus: s.TriageStatus,
+		TriageAttemptID: nullUUID(s.TriageAttemptID), LastTriagedEventIDs: mustJSON(ids),
+		BriefingDeliveredAt: utcPtr(s.BriefingDeliveredAt), BriefedMemories: mustJSON(briefed),
+		LastMessageExcerpt: nullString(s.LastMessageExcerpt),
+	}
+}
+
+func (m *sessionModel) session() (*continuity.Session, error) {
+	s := &continuity.Session{
+		ID: m.ID, Tenant: m.UserID, Agent: m.Agent, SessionID: m.SessionID, Source: continuity.Source(m.Source),
+		Project: fromNullString(m.Project), Scope: fromNullString(m.Scope),
+		OpenedAt: utc(m.OpenedAt), ClosedAt: utcPtr(m.ClosedAt), LastSeenAt: utc(m.LastSeenAt),
+		ActivationEpoch: m.ActivationEpoch, StopCount: m.StopCount, TriageStatus: m.TriageStatus,
+		TriageAttemptID: fromNullUUID(m.TriageAttemptID), BriefingDeliveredAt: utcPtr(m.BriefingDeliveredAt),
+		LastMessageExcerpt: fromNullString(m.LastMessageExcerpt),
+	}
+	if err := json.Unmarshal([]byte(m.Selector), &s.Selector); err != nil {
+		return nil, err
+	}
+	if len(s.Selector) == 0 {
+		s.Selector = nil
+	}
+	if err := json.Unmarshal([]byte(m.LastTriagedEventIDs), &s.TriagedEventIDs); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(m.BriefedMemories), &s.BriefedMemories); err != nil {
+		return nil, err
+	}
+	if len(s.TriagedEventIDs) == 0 {
+		s.TriagedEventIDs = nil
+	}
+	if len(s.BriefedMemories) == 0 && s.BriefingDeliveredAt == nil {
+		s.BriefedMemories = nil
+	} else if s.BriefedMemories == nil {
+		s.BriefedMemories = []continuity.BriefedMemory{}
+	}
+	return s, nil
+}
+
+type ledgerModel struct {
+	bun.BaseModel `bun:"table:ledger"`
+
+	ID      uuid.UUID `bun:"id,pk,type:uuid"`
+	UserID  string    `bun:"user_id"`
+	Event   string    `bun:"event"`
+	At      time.Time `bun:"at"`
+	Session string    `bun:"session"`
+	Fields  string    `bun:"fields"`
+}
+
+type memoryModel struct {
+	bun.BaseModel `bun:"table:memories"`
+
+	ID           uuid.UUID  `bun:"id,pk,type:uuid"`
+	UserID       string     `bun:"user_id"`
+	Kind         string     `bun:"kind"`
+	Topic        string     `bun:"topic"`
+	Content      string     `bun:"content"`
+	Project      *string    `bun:"project"`
+	Scope        *string    `bun:"scope"`
+	Status       string     `bun:"status"`
+	SupersededBy *uuid.UUID `bun:"superseded_by,type:uuid"`
+	CreatedAt    time.Time  `bun:"created_at"`
+	UpdatedAt    time.Time  `bun:"updated_at"`
+}
+
+func toMemoryModel(m *continuity.Memory) *memoryModel {
+	return &memoryModel{
+		ID: m.ID, UserID: m.Tenant, Kind: string(m.Kind), Topic: m.Topic, Content: m.Content,
+		Project: nullString(m.Project), Scope: nullString(m.Scope), Status: string(m.Status),
+		SupersededBy: nullUUID(m.SupersededBy), CreatedAt: utc(m.CreatedAt), UpdatedAt: utc(m.UpdatedAt),
+	}
+}
+
+func (m *memoryModel) memory() continuity.Memory {
+	return continuity.Memory{
+		ID: m.ID, Tenant: m.UserID, Kind: continuity.MemoryKind(m.Kind), Topic: m.Topic, Content: m.Content,
+		Project: fromNullString(m.Project), Scope: fromNullString(m.Scope), Status: continuity.MemoryStatus(m.Status),
+		SupersededBy: fromNullUUID(m.SupersededBy), CreatedAt: utc(m.CreatedAt), UpdatedAt: utc(m.UpdatedAt),
+	}
+}
+
+type memoryEventModel struct {
+	bun.BaseModel `bun:"table:memory_events"`
+
+	ID           uuid.UUID  `bun:"id,pk,type:uuid"`
+	UserID       string     `bun:"user_id"`
+	MemoryID     uuid.UUID  `bun:"memory_id,type:uuid"`
+	EventKind    string     `bun:"event_kind"`
+	ActorKind    string     `bun:"actor_kind"`
+	SessionRunID *uuid.UUID `bun:"session_run_id,type:uuid"`
+	CreatedAt    time.Time  `bun:"created_at"`
+}
+
+type bottleModel struct {
+	bun.BaseModel `bun:"table:session_bottles"`
+
+	UserID     string     `bun:"user_id,pk"`
+	SessionID  string     `bun:"session_id,pk"`
+	Path       string     `bun:"path"`
+	Mode       string     `bun:"mode"`
+	Gap        int        `bun:"gap"`
+	ArmedAt    time.Time  `bun:"armed_at"`
+	ConsumedAt *time.Time `bun:"consumed_at"`
+}
+
+func (m *bottleModel) marker() *continuity.BottleMarker {
+	return &continuity.BottleMarker{
+		Tenant: m.UserID, SessionID: m.SessionID, Path: m.Path, Mode: m.Mode, Gap: m.Gap,
+		ArmedAt: utc(m.ArmedAt), ConsumedAt: utcPtr(m.ConsumedAt),
+	}
+}
+
+type promptModel struct {
+	bun.BaseModel `bun:"table:user_prompts"`
+
+	ID        uuid.UUID `bun:"id,pk,type:uuid"`
+	UserID    string    `bun:"user_id"`
+	Agent     string    `bun:"agent"`
+	SessionID string    `bun:"session_id"`
+	Number    int       `bun:"number"`
+	Text      string    `bun:"text"`
+	Truncated bool      `bun:"truncated"`
+	At        time.Time `bun:"at"`
+}
+
+type excerptModel struct {
+	bun.BaseModel `bun:"table:stop_excerpts"`
+
+	ID        uuid.UUID `bun:"id,pk,type:uuid"`
+	UserID    string    `bun:"user_id"`
+	Agent     string    `bun:"agent"`
+	SessionID string    `bun:"session_id"`
+	Text      string    `bun:"text"`
+	At        time.Time `bun:"at"`
+}

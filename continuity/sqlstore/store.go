@@ -1,0 +1,296 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/batonhq/baton/continuity"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/driver/sqliteshim"
+)
+
+// RuntimeRole is the non-superuser Postgres role the migrations create and
+// the store enters when the connecting user would bypass row-level security.
+const RuntimeRole = "baton_runtime"
+
+// Store is a continuity.Store on SQLite or Postgres.
+type Store struct {
+	postgres bool
+	write    *bun.DB // SQLite: immediate transactions; Postgres: the one pool
+	read     *bun.DB // SQLite: deferred transactions; Postgres: same as write
+	// enterRole says the connecting Postgres user is privileged (superuser
+	// or BYPASSRLS), so every transaction runs SET LOCAL ROLE.
+	enterRole bool
+	retries   int
+}
+
+var _ continuity.Store = (*Store)(nil)
+
+// IsPostgresDSN reports whether dsn names a Postgres database rather than a
+// SQLite file.
+func IsPostgresDSN(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Open opens the store named by dsn and runs the migrations: a
+// postgres:// or postgresql:// URL opens Postgres, anything else is a SQLite
+// file path (its directory is created).
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	if strings.TrimSpace(dsn) == "" {
+		return nil, continuity.Invalid("dsn", "is required")
+	}
+	var s *Store
+	var err error
+	if IsPostgresDSN(dsn) {
+		s, err = openPostgres(ctx, dsn)
+	} else {
+		s, err = openSQLite(dsn)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlstore: migrate: %w", err)
+	}
+	if s.postgres {
+		if err := s.detectPrivilege(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func openPostgres(ctx context.Context, dsn string) (*Store, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, continuity.Invalid("dsn", "is not a valid Postgres URL")
+	}
+	sqldb := stdlib.OpenDB(*cfg)
+	sqldb.SetMaxOpenConns(16)
+	if err := sqldb.PingContext(ctx); err != nil {
+		sqldb.Close()
+		return nil, &continuity.Error{Code: continuity.CodeInternal, Message: "cannot reach Postgres", Err: err}
+	}
+	db := bun.NewDB(sqldb, pgdialect.New())
+	return &Store{postgres: true, write: db, read: db, retries: 8}, nil
+}
+
+// sqliteDSN renders the connection string for the shim's driver: WAL, a
+// busy timeout, and (for the write pool) immediate transactions.
+func sqliteDSN(path string, immediate bool) string {
+	q := url.Values{}
+	if sqliteshim.DriverName() == "sqlite" { // modernc.org/sqlite
+		q.Add("_pragma", "busy_timeout(10000)")
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+		if immediate {
+			q.Set("_txlock", "immediate")
+		}
+	} else { // mattn/go-sqlite3
+		q.Set("_busy_timeout", "10000")
+		q.Set("_journal_mode", "WAL")
+		q.Set("_synchronous", "NORMAL")
+		if immediate {
+			q.Set("_txlock", "immediate")
+		}
+	}
+	return path + "?" + q.Encode()
+}
+
+func openSQLite(path string) (*Store, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, &continuity.Error{Code: continuity.CodeInternal, Message: "cannot create the database directory", Err: err}
+		}
+	}
+	open := func(immediate bool) (*bun.DB, error) {
+		sqldb, err := sql.Open(sqliteshim.ShimName, sqliteDSN(path, immediate))
+		if err != nil {
+			return nil, err
+		}
+		return bun.NewDB(sqldb, sqlitedialect.New()), nil
+	}
+	w, err := open(true)
+	if err != nil {
+		return nil, err
+	}
+	r, err := open(false)
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	// One writer connection per process: SQLite admits one writer at a
+	// time anyway, and queueing in the pool is cheaper than spinning in the
+	// busy handler. Other processes still meet the busy timeout.
+	w.SetMaxOpenConns(1)
+	return &Store{write: w, read: r, retries: 8}, nil
+}
+
+func (s *Store) detectPrivilege(ctx context.Context) error {
+	var privileged, roleExists bool
+	err := s.write.QueryRowContext(ctx,
+		`SELECT (SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user),
+		        EXISTS (SELECT 1 FROM pg_roles WHERE rolname = ?)`, RuntimeRole).Scan(&privileged, &roleExists)
+	if err != nil {
+		return translate(err)
+	}
+	if privileged && !roleExists {
+		return &continuity.Error{Code: continuity.CodeInternal, Message: "the connecting Postgres user bypasses row-level security and the runtime role " + RuntimeRole + " does not exist"}
+	}
+	s.enterRole = privileged
+	return nil
+}
+
+// Postgres reports whether the store runs on Postgres.
+func (s *Store) Postgres() bool { return s.postgres }
+
+// Close closes both pools.
+func (s *Store) Close() error {
+	err := s.write.Close()
+	if s.read != s.write {
+		err = errors.Join(err, s.read.Close())
+	}
+	return err
+}
+
+// Write implements continuity.Store.
+func (s *Store) Write(ctx context.Context, tenant string, fn func(ctx context.Context, tx continuity.Tx) error) error {
+	return s.inTx(ctx, s.write, false, tenant, fn)
+}
+
+// Read implements continuity.Store.
+func (s *Store) Read(ctx context.Context, tenant string, fn func(ctx context.Context, tx continuity.Tx) error) error {
+	return s.inTx(ctx, s.read, true, tenant, fn)
+}
+
+func (s *Store) inTx(ctx context.Context, db *bun.DB, readOnly bool, tenant string, fn func(ctx context.Context, tx continuity.Tx) error) error {
+	if tenant == "" {
+		return continuity.Invalid("tenant", "is required")
+	}
+	var opts *sql.TxOptions
+	if readOnly && s.postgres {
+		opts = &sql.TxOptions{ReadOnly: true}
+	}
+	return s.retry(ctx, func() error {
+		return db.RunInTx(ctx, opts, func(ctx context.Context, btx bun.Tx) error {
+			if s.postgres {
+				if s.enterRole {
+					if _, err := btx.ExecContext(ctx, "SET LOCAL ROLE "+RuntimeRole); err != nil {
+						return err
+					}
+				}
+				if _, err := btx.ExecContext(ctx, "SELECT set_config('baton.tenant', ?, true)", tenant); err != nil {
+					return err
+				}
+			}
+			return fn(ctx, &tx{s: s, db: btx, tenant: tenant, write: !readOnly})
+		})
+	})
+}
+
+// retry runs fn again when the database answered busy, a serialization
+// failure or a deadlock: the transaction rolled back whole, so running it
+// again is safe. Any other error is translated and returned.
+func (s *Store) retry(ctx context.Context, fn func() error) error {
+	var err error
+	for attempt := 0; ; attempt++ {
+		err = fn()
+		if err == nil || !retryable(err) || attempt >= s.retries {
+			break
+		}
+		d := time.Duration(1<<min(attempt, 6)) * time.Millisecond
+		d += time.Duration(rand.Int64N(int64(d)))
+		select {
+		case <-ctx.Done():
+			return translate(ctx.Err())
+		case <-time.After(d):
+		}
+	}
+	return translate(err)
+}
+
+func retryable(err error) bool {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Code == "40001" || pg.Code == "40P01"
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY") ||
+		strings.Contains(msg, "database table is locked")
+}
+
+// translate maps a driver error to baton's codes at the store's edge.
+// Errors the service raised inside the transaction pass through unchanged.
+func translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ce *continuity.Error
+	if errors.As(err, &ce) {
+		return err
+	}
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return &continuity.Error{Code: continuity.CodeNotFound, Message: "not found", Err: err}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return &continuity.Error{Code: continuity.CodeInternal, Message: "the request was cancelled", Err: err}
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		switch pg.Code {
+		case "23505":
+			return &continuity.Error{Code: continuity.CodeConflict, Message: "the row already exists", Err: err}
+		case "42501":
+			return &continuity.Error{Code: continuity.CodeForbidden, Message: "the row is not this tenant's", Err: err}
+		case "22001", "22P02", "23502", "23514":
+			return &continuity.Error{Code: continuity.CodeInvalid, Message: "the database refused a value", Err: err}
+		}
+		return &continuity.Error{Code: continuity.CodeInternal, Message: "database error", Err: err}
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "UNIQUE constraint failed") || strings.Contains(msg, "constraint failed: UNIQUE") {
+		return &continuity.Error{Code: continuity.CodeConflict, Message: "the row already exists", Err: err}
+	}
+	return &continuity.Error{Code: continuity.CodeInternal, Message: "database error", Err: err}
+}
+
+// RowLevelSecurity reports whether the database itself enforces tenancy
+// (Postgres row-level security). It is what storetest's isolation case asks.
+func (s *Store) RowLevelSecurity() bool { return s.postgres }
+
+// UnscopedCount counts a table's rows as the store's queries would see them
+// with no tenant setting: as the runtime role on Postgres. It exists so the
+// suite can prove that such a query sees nothing; on SQLite, which has no
+// row-level security, it counts every row.
+func (s *Store) UnscopedCount(ctx context.Context, table string) (int, error) {
+	switch table {
+	case "agent_sessions", "ledger", "memories", "memory_events", "session_bottles", "user_prompts", "stop_excerpts":
+	default:
+		return 0, continuity.Invalid("table", "is not a baton table")
+	}
+	var n int
+	err := s.read.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if s.postgres && s.enterRole {
+			if _, err := tx.ExecContext(ctx, "SET LOCAL ROLE "+RuntimeRole); err != nil {
+				return err
+			}
+		}
+		return tx.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n)
+	})
+	return n, translate(err)
+}

@@ -1,0 +1,342 @@
+package sqlstore
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/batonhq/baton/continuity"
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+)
+
+// tx is one tenant-scoped transaction. Every statement carries
+// "user_id = ?" whatever the dialect; on Postgres row-level security
+// enforces the same bound a second time.
+type tx struct {
+	s      *Store
+	db     bun.Tx
+	tenant string
+	write  bool
+}
+
+var _ continuity.Tx = (*tx)(nil)
+
+// lockRows adds FOR UPDATE on Postgres write transactions; SQLite's
+// immediate transaction already holds the database's one write lock.
+func (t *tx) lockRows(q *bun.SelectQuery) *bun.SelectQuery {
+	if t.s.postgres && t.write {
+		return q.For("UPDATE")
+	}
+	return q
+}
+
+func notFound(what string) error {
+	return &continuity.Error{Code: continuity.CodeNotFound, Message: what + " not found"}
+}
+
+func (t *tx) SessionByKey(ctx context.Context, agent, sessionID string) (*continuity.Session, error) {
+	var m sessionModel
+	q := t.db.NewSelect().Model(&m).Where("user_id = ?", t.tenant).Where("agent = ?", agent).Where("session_id = ?", sessionID)
+	if err := t.lockRows(q).Scan(ctx); err != nil {
+		return nil, notFoundOr(err, "session")
+	}
+	return m.session()
+}
+
+func (t *tx) SessionByID(ctx context.Context, id uuid.UUID) (*continuity.Session, error) {
+	var m sessionModel
+	q := t.db.NewSelect().Model(&m).Where("user_id = ?", t.tenant).Where("id = ?", id)
+	if err := t.lockRows(q).Scan(ctx); err != nil {
+		return nil, notFoundOr(err, "session")
+	}
+	return m.session()
+}
+
+func notFoundOr(err error, what string) error {
+	if translate(err) != nil && continuity.ErrorCode(translate(err)) == continuity.CodeNotFound {
+		return notFound(what)
+	}
+	return err
+}
+
+func (t *tx) InsertSession(ctx context.Context, s *continuity.Session) error {
+	m := toSessionModel(s)
+	m.UserID = t.tenant
+	_, err := t.db.NewInsert().Model(m).Exec(ctx)
+	return err
+}
+
+func (t *tx) UpdateSession(ctx context.Context, s *continuity.Session) error {
+	m := toSessionModel(s)
+	res, err := t.db.NewUpdate().Model(m).
+		ExcludeColumn("id", "user_id", "agent", "session_id").
+		Where("user_id = ?", t.tenant).Where("id = ?", s.ID).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	return oneRow(res, "session")
+}
+
+func oneRow(res interface{ RowsAffected() (int64, error) }, what string) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return notFound(what)
+	}
+	return nil
+}
+
+func (t *tx) OpenSessions(ctx context.Context, project string) ([]continuity.Session, error) {
+	var ms []sessionModel
+	q := t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant).Where("closed_at IS NULL")
+	if project == "" {
+		q = q.Where("project IS NULL")
+	} else {
+		q = q.Where("project = ?", project)
+	}
+	if err := q.OrderExpr("id").Scan(ctx); err != nil {
+		return nil, err
+	}
+	out := make([]continuity.Session, 0, len(ms))
+	for i := range ms {
+		s, err := ms[i].session()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *s)
+	}
+	return out, nil
+}
+
+func (t *tx) LockProject(ctx context.Context, project string) error {
+	if !t.s.postgres {
+		return nil // the immediate transaction already serializes writers
+	}
+	_, err := t.db.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", t.tenant+"\x00project\x00"+project)
+	return err
+}
+
+func (t *tx) AppendLedger(ctx context.Context, keep int, entries ...continuity.LedgerEntry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	ms := make([]ledgerModel, len(entries))
+	for i, e := range entries {
+		f := e.Fields
+		if f == nil {
+			f = map[string]string{}
+		}
+		ms[i] = ledgerModel{ID: e.ID, UserID: t.tenant, Event: e.Event, At: utc(e.At), Session: e.Session, Fields: mustJSON(f)}
+	}
+	if _, err := t.db.NewInsert().Model(&ms).Exec(ctx); err != nil {
+		return err
+	}
+	if keep <= 0 {
+		return nil
+	}
+	// Bounded retention: drop every line older than the keep-th newest.
+	_, err := t.db.NewDelete().TableExpr("ledger").
+		Where("user_id = ?", t.tenant).
+		Where("id < (?)", t.db.NewSelect().TableExpr("ledger").Column("id").
+			Where("user_id = ?", t.tenant).OrderExpr("id DESC").Limit(1).Offset(int64(keep-1))).
+		Exec(ctx)
+	return err
+}
+
+func (t *tx) Ledger(ctx context.Context, after uuid.UUID, limit int) ([]continuity.LedgerEntry, error) {
+	var ms []ledgerModel
+	q := t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant)
+	if after != uuid.Nil {
+		q = q.Where("id > ?", after)
+	}
+	if err := q.OrderExpr("id").Limit(int64(limit)).Scan(ctx); err != nil {
+		return nil, err
+	}
+	out := make([]continuity.LedgerEntry, len(ms))
+	for i, m := range ms {
+		out[i] = continuity.LedgerEntry{ID: m.ID, Tenant: m.UserID, Event: m.Event, At: utc(m.At), Session: m.Session}
+		if err := json.Unmarshal([]byte(m.Fields), &out[i].Fields); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (t *tx) LedgerCounts(ctx context.Context) (map[string]int, error) {
+	var rows []struct {
+		Event string `bun:"event"`
+		N     int    `bun:"n"`
+	}
+	err := t.db.NewSelect().TableExpr("ledger").ColumnExpr("event, count(*) AS n").
+		Where("user_id = ?", t.tenant).GroupExpr("event").Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(rows))
+	for _, r := range rows {
+		out[r.Event] = r.N
+	}
+	return out, nil
+}
+
+func (t *tx) InsertMemory(ctx context.Context, m *continuity.Memory) error {
+	mm := toMemoryModel(m)
+	mm.UserID = t.tenant
+	_, err := t.db.NewInsert().Model(mm).Exec(ctx)
+	return err
+}
+
+func (t *tx) MemoryByID(ctx context.Context, id uuid.UUID) (*continuity.Memory, error) {
+	var m memoryModel
+	q := t.db.NewSelect().Model(&m).Where("user_id = ?", t.tenant).Where("id = ?", id)
+	if err := t.lockRows(q).Scan(ctx); err != nil {
+		return nil, notFoundOr(err, "memory")
+	}
+	mem := m.memory()
+	return &mem, nil
+}
+
+func (t *tx) UpdateMemory(ctx context.Context, m *continuity.Memory) error {
+	mm := toMemoryModel(m)
+	res, err := t.db.NewUpdate().Model(mm).
+		Column("status", "superseded_by", "updated_at").
+		Where("user_id = ?", t.tenant).Where("id = ?", m.ID).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	return oneRow(res, "memory")
+}
+
+func (t *tx) Memories(ctx context.Context, q continuity.MemoryQuery) ([]continuity.Memory, error) {
+	var ms []memoryModel
+	sq := t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant)
+	if len(q.Kinds) > 0 {
+		sq = sq.Where("kind IN (?)", bun.In(q.Kinds))
+	}
+	if len(q.Statuses) > 0 {
+		sq = sq.Where("status IN (?)", bun.In(q.Statuses))
+	}
+	if q.Project != "" {
+		sq = sq.Where("(project = ? OR project IS NULL)", q.Project)
+	}
+	if q.Scope != "" {
+		sq = sq.Where("(scope = ? OR scope IS NULL)", q.Scope)
+	}
+	sq = sq.OrderExpr("created_at DESC, id DESC")
+	if q.Limit > 0 {
+		sq = sq.Limit(int64(q.Limit))
+	}
+	if err := sq.Scan(ctx); err != nil {
+		return nil, err
+	}
+	out := make([]continuity.Memory, len(ms))
+	for i := range ms {
+		out[i] = ms[i].memory()
+	}
+	return out, nil
+}
+
+func (t *tx) InsertMemoryEvents(ctx context.Context, events ...continuity.MemoryEvent) error {
+	if len(events) == 0 {
+		return nil
+	}
+	ms := make([]memoryEventModel, len(events))
+	for i, e := range events {
+		ms[i] = memoryEventModel{ID: e.ID, UserID: t.tenant, MemoryID: e.MemoryID, EventKind: string(e.Kind),
+			ActorKind: string(e.ActorKind), SessionRunID: nullUUID(e.SessionRunID), CreatedAt: utc(e.CreatedAt)}
+	}
+	_, err := t.db.NewInsert().Model(&ms).Exec(ctx)
+	return err
+}
+
+func (t *tx) RunEvents(ctx context.Context, run, after uuid.UUID, limit int) ([]continuity.MemoryEvent, error) {
+	var ms []memoryEventModel
+	q := t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant).Where("session_run_id = ?", run)
+	if after != uuid.Nil {
+		q = q.Where("id > ?", after)
+	}
+	if err := q.OrderExpr("id").Limit(int64(limit)).Scan(ctx); err != nil {
+		return nil, err
+	}
+	out := make([]continuity.MemoryEvent, len(ms))
+	for i, m := range ms {
+		out[i] = continuity.MemoryEvent{ID: m.ID, Tenant: m.UserID, MemoryID: m.MemoryID, Kind: continuity.EventKind(m.EventKind),
+			ActorKind: continuity.ActorKind(m.ActorKind), SessionRunID: fromNullUUID(m.SessionRunID), CreatedAt: utc(m.CreatedAt)}
+	}
+	return out, nil
+}
+
+func (t *tx) ArmBottle(ctx context.Context, mk continuity.BottleMarker) error {
+	m := &bottleModel{UserID: t.tenant, SessionID: mk.SessionID, Path: mk.Path, Mode: mk.Mode, Gap: mk.Gap, ArmedAt: utc(mk.ArmedAt)}
+	_, err := t.db.NewInsert().Model(m).
+		On("CONFLICT (user_id, session_id) DO UPDATE").
+		Set("path = EXCLUDED.path, mode = EXCLUDED.mode, gap = EXCLUDED.gap, armed_at = EXCLUDED.armed_at, consumed_at = NULL").
+		Exec(ctx)
+	return err
+}
+
+func (t *tx) ClaimBottle(ctx context.Context, sessionID string, now time.Time) (*continuity.BottleMarker, error) {
+	var ms []bottleModel
+	// One atomic conditional update: of two concurrent claims exactly one
+	// finds consumed_at still NULL.
+	err := t.db.NewUpdate().Model(&bottleModel{}).
+		Set("consumed_at = ?", utc(now)).
+		Where("user_id = ?", t.tenant).Where("session_id = ?", sessionID).Where("consumed_at IS NULL").
+		Returning("*").Scan(ctx, &ms)
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) == 0 {
+		return nil, notFound("armed bottle marker")
+	}
+	return ms[0].marker(), nil
+}
+
+func (t *tx) BottleMarker(ctx context.Context, sessionID string) (*continuity.BottleMarker, error) {
+	var m bottleModel
+	if err := t.db.NewSelect().Model(&m).Where("user_id = ?", t.tenant).Where("session_id = ?", sessionID).Scan(ctx); err != nil {
+		return nil, notFoundOr(err, "bottle marker")
+	}
+	return m.marker(), nil
+}
+
+func (t *tx) InsertPrompt(ctx context.Context, p *continuity.Prompt) error {
+	m := &promptModel{ID: p.ID, UserID: t.tenant, Agent: p.Agent, SessionID: p.SessionID, Number: p.Number, Text: p.Text, Truncated: p.Truncated, At: utc(p.At)}
+	_, err := t.db.NewInsert().Model(m).Exec(ctx)
+	return err
+}
+
+func (t *tx) Prompts(ctx context.Context, agent, sessionID string) ([]continuity.Prompt, error) {
+	var ms []promptModel
+	if err := t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant).Where("agent = ?", agent).
+		Where("session_id = ?", sessionID).OrderExpr("number, id").Scan(ctx); err != nil {
+		return nil, err
+	}
+	out := make([]continuity.Prompt, len(ms))
+	for i, m := range ms {
+		out[i] = continuity.Prompt{ID: m.ID, Tenant: m.UserID, Agent: m.Agent, SessionID: m.SessionID, Number: m.Number, Text: m.Text, Truncated: m.Truncated, At: utc(m.At)}
+	}
+	return out, nil
+}
+
+func (t *tx) InsertStopExcerpt(ctx context.Context, e *continuity.StopExcerpt) error {
+	m := &excerptModel{ID: e.ID, UserID: t.tenant, Agent: e.Agent, SessionID: e.SessionID, Text: e.Text, At: utc(e.At)}
+	_, err := t.db.NewInsert().Model(m).Exec(ctx)
+	return err
+}
+
+func (t *tx) StopExcerpts(ctx context.Context, agent, sessionID string) ([]continuity.StopExcerpt, error) {
+	var ms []excerptModel
+	if err := t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant).Where("agent = ?", agent).
+		Where("session_id = ?", sessionID).OrderExpr("id").Scan(ctx); err != nil {
+		return nil, err
+	}
+	out := make([]continuity.StopExcerpt, len(ms))
+	for i, m := range ms {
+		out[i] = continuity.StopExcerpt{ID: m.ID, Tenant: m.UserID, Agent: m.Agent, SessionID: m.SessionID, Text: m.Text, At: utc(m.At)}
+	}
+	return out, nil
+}

@@ -1,0 +1,19 @@
+// Package storetest is the one behavioural suite every continuity.Store must
+// pass. It drives the store through continuity.Service, so the lifecycle
+// matrix, tenant isolation, the lease boundaries (with an injected clock) and
+// concurrency (goroutines and OS processes) are asserted once, here, and run
+// against SQLite always and Postgres when BATON_TEST_POSTGRES_DSN is set.
+//
+// A store's test file is thin:
+//
+//	func TestMain(m *testing.M) { storetest.Main(m, open) }
+//	func TestSQLite(t *testing.T) { storetest.Run(t, harness) }
+//
+// Files:
+//
+//	storetest.go   Harness, Run, Main (child processes), the test clock
+//	lifecycle.go   the open/heartbeat/close/compact/clear matrix, lease boundaries, validation
+//	ledger.go      receipts, lifecycle events, envelope, retention
+//	isolation.go   tenant isolation and row-level security
+//	concurrency.go goroutines and OS processes writing one store
+package storetest

@@ -1,0 +1,161 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"testing"
+
+	"github.com/batonhq/baton/continuity"
+	"github.com/google/uuid"
+)
+
+func testLedger(t *testing.T, h Harness) {
+	ctx := context.Background()
+
+	t.Run("ReceiptBeforeWork", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		var seenDuringWork []string
+		err := f.svc.Receive(ctx, tenantA, continuity.ReceiptParams{Provider: "claude-code", ProviderEvent: "SessionStart", Agent: agent, SessionID: "s1"},
+			func(ctx context.Context) error {
+				es, err := f.svc.Ledger(ctx, tenantA, uuid.Nil, 10)
+				seenDuringWork = events(es)
+				if err != nil {
+					return err
+				}
+				_, err = f.svc.Open(ctx, tenantA, startup("s1"))
+				return err
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(seenDuringWork) != 1 || seenDuringWork[0] != continuity.EventReceived {
+			t.Fatalf("ledger during work = %v, want the receipt already there", seenDuringWork)
+		}
+		es, _ := f.svc.Ledger(ctx, tenantA, uuid.Nil, 10)
+		if got := events(es); len(got) != 2 || got[0] != continuity.EventReceived || got[1] != continuity.EventSessionStarted {
+			t.Fatalf("ledger = %v", got)
+		}
+		if es[0].Fields["provider"] != "claude-code" || es[0].Fields["provider_event"] != "SessionStart" || es[0].Session != "s1" {
+			t.Fatalf("receipt fields = %v session %q", es[0].Fields, es[0].Session)
+		}
+	})
+
+	t.Run("FailedWorkLeavesAFailure", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		err := f.svc.Receive(ctx, tenantA, continuity.ReceiptParams{Provider: "codex", ProviderEvent: "Stop", Agent: "codex", SessionID: "missing"},
+			func(ctx context.Context) error {
+				_, err := f.svc.Heartbeat(ctx, tenantA, continuity.HeartbeatParams{Agent: "codex", SessionID: "missing"})
+				return err
+			})
+		wantCode(t, err, continuity.CodeNotFound)
+		es, _ := f.svc.Ledger(ctx, tenantA, uuid.Nil, 10)
+		if got := events(es); len(got) != 2 || got[0] != continuity.EventReceived || got[1] != continuity.EventFailed {
+			t.Fatalf("ledger = %v, want received then failed", got)
+		}
+		fail := es[1].Fields
+		if fail["provider"] != "codex" || fail["provider_event"] != "Stop" || fail["receipt"] != es[0].ID.String() || fail["reason"] == "" {
+			t.Fatalf("failure fields = %v", fail)
+		}
+		// A non-baton error is recorded without its text.
+		err = f.svc.Receive(ctx, tenantA, continuity.ReceiptParams{Provider: "codex", ProviderEvent: "Stop"},
+			func(context.Context) error { return errors.New("secret prompt text") })
+		if err == nil {
+			t.Fatal("work error swallowed")
+		}
+		es, _ = f.svc.Ledger(ctx, tenantA, uuid.Nil, 10)
+		if r := es[len(es)-1].Fields["reason"]; r != "internal: internal error" {
+			t.Fatalf("reason = %q leaks or is missing", r)
+		}
+	})
+
+	t.Run("InvalidReceiptWritesNothing", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		ran := false
+		for _, p := range []continuity.ReceiptParams{{Provider: "", ProviderEvent: "Stop"}, {Provider: "x", ProviderEvent: ""}, {Provider: "x", ProviderEvent: "Stop", Agent: "Bad Agent"}} {
+			err := f.svc.Receive(ctx, tenantA, p, func(context.Context) error { ran = true; return nil })
+			wantCode(t, err, continuity.CodeInvalid)
+		}
+		if ran {
+			t.Fatal("work ran after an invalid receipt")
+		}
+		if es, _ := f.svc.Ledger(ctx, tenantA, uuid.Nil, 10); len(es) != 0 {
+			t.Fatalf("invalid receipts wrote %v", events(es))
+		}
+	})
+
+	t.Run("EnvelopeKeysRefused", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		for _, k := range []string{"event", "at", "tenant", "session"} {
+			_, err := f.svc.AppendEvent(ctx, tenantA, "test.event", "s1", map[string]string{k: "x"})
+			wantCode(t, err, continuity.CodeInvalid)
+			if _, ok := continuity.ErrorFields(err)["fields."+k]; !ok {
+				t.Fatalf("collision on %q not named: %v", k, err)
+			}
+		}
+		if _, err := f.svc.AppendEvent(ctx, tenantA, "test.event", "s1", map[string]string{"provider_event": "Stop"}); err != nil {
+			t.Fatal(err)
+		}
+		if es, _ := f.svc.Ledger(ctx, tenantA, uuid.Nil, 10); len(es) != 1 {
+			t.Fatalf("ledger = %v, want only the valid line", events(es))
+		}
+	})
+
+	t.Run("LifecycleEvents", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		mustOpen(t, f, tenantA, startup("s1"))
+		mustOpen(t, f, tenantA, continuity.OpenParams{Agent: agent, SessionID: "s1", Source: continuity.SourceResume})
+		if _, err := f.svc.Close(ctx, tenantA, continuity.CloseParams{Agent: agent, SessionID: "s1"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.svc.Heartbeat(ctx, tenantA, continuity.HeartbeatParams{Agent: agent, SessionID: "s1"}); err != nil {
+			t.Fatal(err)
+		}
+		es, _ := f.svc.Ledger(ctx, tenantA, uuid.Nil, 10)
+		want := []string{continuity.EventSessionStarted, continuity.EventSessionResumed, continuity.EventSessionClosed, continuity.EventSessionResurrect}
+		got := events(es)
+		if len(got) != len(want) {
+			t.Fatalf("ledger = %v, want %v", got, want)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("ledger = %v, want %v", got, want)
+			}
+		}
+		if es[3].Fields["epoch"] != "3" {
+			t.Fatalf("resurrection epoch = %q, want 3", es[3].Fields["epoch"])
+		}
+	})
+
+	t.Run("RetentionIsBoundedPerTenant", func(t *testing.T) {
+		t.Parallel()
+		const keep = 5
+		f := newFixture(t, h, continuity.WithLedgerRetention(keep))
+		for i := range keep + 3 {
+			if _, err := f.svc.AppendEvent(ctx, tenantA, "test.n", "", map[string]string{"n": strconv.Itoa(i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := f.svc.AppendEvent(ctx, tenantB, "test.n", "", map[string]string{"n": "b"}); err != nil {
+			t.Fatal(err)
+		}
+		es, _ := f.svc.Ledger(ctx, tenantA, uuid.Nil, 100)
+		if len(es) != keep {
+			t.Fatalf("tenant A keeps %d lines, want %d", len(es), keep)
+		}
+		if es[0].Fields["n"] != "3" || es[keep-1].Fields["n"] != "7" {
+			t.Fatalf("kept %s..%s, want the newest 3..7", es[0].Fields["n"], es[keep-1].Fields["n"])
+		}
+		if b, _ := f.svc.Ledger(ctx, tenantB, uuid.Nil, 100); len(b) != 1 {
+			t.Fatalf("tenant B's line was trimmed by A's retention: %d", len(b))
+		}
+		if continuity.DefaultLedgerRetention != 5000 {
+			t.Fatalf("default retention = %d", continuity.DefaultLedgerRetention)
+		}
+	})
+}

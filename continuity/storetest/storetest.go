@@ -1,0 +1,144 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/batonhq/baton/continuity"
+)
+
+// Harness tells the suite how to make stores.
+type Harness struct {
+	// New returns a fresh, empty store for one test and the DSN that opens
+	// the same store from another process. It registers its own cleanup.
+	New func(t *testing.T) (continuity.Store, string)
+}
+
+// Unscoped is implemented by stores that enforce tenancy in the database
+// itself (Postgres row-level security). The suite uses it to prove that a
+// query carrying no tenant sees nothing.
+type Unscoped interface {
+	// RowLevelSecurity reports whether the database enforces tenancy.
+	RowLevelSecurity() bool
+	// UnscopedCount counts a table's rows as the runtime role without any
+	// tenant setting.
+	UnscopedCount(ctx context.Context, table string) (int, error)
+}
+
+// Opener opens an existing store by DSN; Main uses it in child processes.
+type Opener func(ctx context.Context, dsn string) (continuity.Store, error)
+
+// Run runs the whole suite.
+func Run(t *testing.T, h Harness) {
+	t.Run("Lifecycle", func(t *testing.T) { testLifecycle(t, h) })
+	t.Run("Lease", func(t *testing.T) { testLease(t, h) })
+	t.Run("Validation", func(t *testing.T) { testValidation(t, h) })
+	t.Run("Ledger", func(t *testing.T) { testLedger(t, h) })
+	t.Run("Isolation", func(t *testing.T) { testIsolation(t, h) })
+	t.Run("Concurrency", func(t *testing.T) { testConcurrency(t, h) })
+}
+
+// Clock is a settable test clock, safe for concurrent use.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock returns a clock at a fixed instant.
+func NewClock() *Clock {
+	return &Clock{t: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+}
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock forward (or back, for a negative d).
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// Set sets the clock.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
+// fixture is one test's store, clock and service.
+type fixture struct {
+	store continuity.Store
+	dsn   string
+	clock *Clock
+	svc   *continuity.Service
+}
+
+func newFixture(t *testing.T, h Harness, opts ...continuity.Option) *fixture {
+	t.Helper()
+	st, dsn := h.New(t)
+	c := NewClock()
+	opts = append([]continuity.Option{continuity.WithClock(c.Now)}, opts...)
+	return &fixture{store: st, dsn: dsn, clock: c, svc: continuity.New(st, opts...)}
+}
+
+// Child process roles, selected by environment.
+const (
+	envChild  = "BATON_STORETEST_CHILD"
+	envDSN    = "BATON_STORETEST_DSN"
+	envWrites = "BATON_STORETEST_WRITES"
+	envIndex  = "BATON_STORETEST_INDEX"
+)
+
+// Main is a store test file's TestMain. In a child process started by the
+// suite it runs the child's work and exits; otherwise it runs the tests.
+func Main(m *testing.M, open Opener) {
+	if role := os.Getenv(envChild); role != "" {
+		if err := runChild(role, open); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func runChild(role string, open Opener) error {
+	ctx := context.Background()
+	st, err := open(ctx, os.Getenv(envDSN))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	n, err := strconv.Atoi(os.Getenv(envWrites))
+	if err != nil {
+		return err
+	}
+	idx := os.Getenv(envIndex)
+	svc := continuity.New(st)
+	switch role {
+	case "writer":
+		for i := range n {
+			if _, err := svc.Heartbeat(ctx, "tenant-a", continuity.HeartbeatParams{Agent: "claude-code", SessionID: "shared", Stop: true}); err != nil {
+				return fmt.Errorf("heartbeat %d: %w", i, err)
+			}
+			if _, err := svc.AppendEvent(ctx, "tenant-a", "test.write", "shared", map[string]string{"child": idx}); err != nil {
+				return fmt.Errorf("append %d: %w", i, err)
+			}
+			if _, err := svc.Open(ctx, "tenant-a", continuity.OpenParams{Agent: "claude-code", SessionID: "child-" + idx + "-" + strconv.Itoa(i), Source: continuity.SourceStartup}); err != nil {
+				return fmt.Errorf("open %d: %w", i, err)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown child role %q", role)
+}

@@ -1,0 +1,228 @@
+package continuity
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Session is one conversation's row: the natural key (tenant, agent,
+// session id), its lease and activation epoch, its triage handshake and its
+// briefing bookkeeping. ID is the opaque sessionRunId that writes may carry.
+type Session struct {
+	ID              uuid.UUID
+	Tenant          string
+	Agent           string
+	SessionID       string
+	Source          Source
+	Project         string
+	Scope           string
+	Selector        Selector
+	OpenedAt        time.Time
+	LastSeenAt      time.Time
+	ClosedAt        *time.Time
+	ActivationEpoch int
+	StopCount       int
+
+	TriageStatus    string
+	TriageAttemptID uuid.UUID
+	TriagedEventIDs []uuid.UUID
+
+	BriefingDeliveredAt *time.Time
+	BriefedMemories     []BriefedMemory
+	LastMessageExcerpt  string
+}
+
+// Source is how a SessionStart activated the conversation.
+type Source string
+
+// The SessionStart sources. Compact and clear are activations the service
+// resolves with a heartbeat; only startup and resume are ever stored.
+const (
+	SourceStartup Source = "startup"
+	SourceResume  Source = "resume"
+	SourceCompact Source = "compact"
+	SourceClear   Source = "clear"
+)
+
+// Selector is the effective briefing selector the agent read through (a kind
+// and its axes). It compares canonically: key order never matters and a nil
+// selector equals an empty one.
+type Selector map[string]string
+
+// Canonical returns the selector's canonical JSON form.
+func (s Selector) Canonical() string {
+	if len(s) == 0 {
+		return "{}"
+	}
+	b, _ := json.Marshal(map[string]string(s)) // map keys marshal sorted
+	return string(b)
+}
+
+// Equal reports whether two selectors are canonically equal.
+func (s Selector) Equal(o Selector) bool { return maps.Equal(s, o) || (len(s) == 0 && len(o) == 0) }
+
+// BriefedMemory is one row that survived a briefing's cut: what the agent was
+// shown, so a debrief can name it.
+type BriefedMemory struct {
+	ID     uuid.UUID `json:"id"`
+	Topic  string    `json:"topic"`
+	Status string    `json:"status"`
+}
+
+// LedgerEntry is one line of the receipts ledger. Event, At, Tenant and
+// Session are the envelope; Fields carries the rest and may not reuse an
+// envelope key.
+type LedgerEntry struct {
+	ID      uuid.UUID
+	Tenant  string
+	Event   string
+	At      time.Time
+	Session string
+	Fields  map[string]string
+}
+
+// Ledger event names. Receipts name the provider's event in a field, never in
+// the event name, so the vocabulary stays provider-neutral.
+const (
+	EventReceived         = "provider.event.received"
+	EventFailed           = "provider.event.failed"
+	EventSessionStarted   = "session.started"
+	EventSessionReopened  = "session.reopened"
+	EventSessionResumed   = "session.resumed"
+	EventSessionResurrect = "session.resurrected"
+	EventSessionClosed    = "session.closed"
+	EventSessionCompacted = "session.compacted"
+	EventTriageArmed      = "triage.armed"
+	EventTriageFinished   = "triage.finished"
+	EventMemoryWritten    = "memory.written"
+	EventBottleArmed      = "bottle.armed"
+	EventBottleClaimed    = "bottle.claimed"
+)
+
+// envelopeKeys are the ledger envelope's own keys; a payload may not use them.
+var envelopeKeys = []string{"event", "at", "tenant", "session"}
+
+func isEnvelopeKey(k string) bool { return slices.Contains(envelopeKeys, k) }
+
+// MemoryKind is the kind of a curated memory atom.
+type MemoryKind string
+
+// The memory kinds.
+const (
+	KindCommitment MemoryKind = "commitment"
+	KindDecision   MemoryKind = "decision"
+	KindPreference MemoryKind = "preference"
+	KindBlocker    MemoryKind = "blocker"
+	KindNote       MemoryKind = "note"
+)
+
+// MemoryStatus is a memory's lifecycle status.
+type MemoryStatus string
+
+// The memory statuses.
+const (
+	StatusOpen     MemoryStatus = "open"
+	StatusResolved MemoryStatus = "resolved"
+	StatusArchived MemoryStatus = "archived"
+)
+
+// Memory is one curated atom.
+type Memory struct {
+	ID           uuid.UUID
+	Tenant       string
+	Kind         MemoryKind
+	Topic        string
+	Content      string
+	Project      string
+	Scope        string
+	Status       MemoryStatus
+	SupersededBy uuid.UUID
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// EventKind is the kind of a memory audit event.
+type EventKind string
+
+// The audit event kinds.
+const (
+	EventCreate    EventKind = "create"
+	EventSupersede EventKind = "supersede"
+	EventResolve   EventKind = "resolve"
+	EventUnresolve EventKind = "unresolve"
+	EventArchive   EventKind = "archive"
+	EventImport    EventKind = "import"
+)
+
+// ActorKind names the transport that made a write. Session provenance is
+// never an actor kind.
+type ActorKind string
+
+// The actor kinds.
+const (
+	ActorUserCLI ActorKind = "user_cli"
+	ActorUserAPI ActorKind = "user_api"
+	ActorWorker  ActorKind = "worker"
+)
+
+// MemoryEvent is one audit event. SessionRunID is the write-time provenance
+// (uuid.Nil when the write was unattributed).
+type MemoryEvent struct {
+	ID           uuid.UUID
+	Tenant       string
+	MemoryID     uuid.UUID
+	Kind         EventKind
+	ActorKind    ActorKind
+	SessionRunID uuid.UUID
+	CreatedAt    time.Time
+}
+
+// MemoryQuery selects memories. Empty fields match anything; Project and
+// Scope, when set, match that facet or memories without one.
+type MemoryQuery struct {
+	Kinds    []MemoryKind
+	Statuses []MemoryStatus
+	Project  string
+	Scope    string
+	Limit    int
+}
+
+// BottleMarker is the armed pointer to a session's bottle: SessionStart
+// claims it exactly once and injects a pointer to Path.
+type BottleMarker struct {
+	Tenant     string
+	SessionID  string
+	Path       string
+	Mode       string
+	Gap        int
+	ArmedAt    time.Time
+	ConsumedAt *time.Time
+}
+
+// Prompt is one user prompt kept for degraded bottles, privacy filtered and
+// capped; Truncated says the cap cut it.
+type Prompt struct {
+	ID        uuid.UUID
+	Tenant    string
+	Agent     string
+	SessionID string
+	Number    int
+	Text      string
+	Truncated bool
+	At        time.Time
+}
+
+// StopExcerpt is the last assistant message a Stop carried, kept for degraded
+// bottles.
+type StopExcerpt struct {
+	ID        uuid.UUID
+	Tenant    string
+	Agent     string
+	SessionID string
+	Text      string
+	At        time.Time
+}

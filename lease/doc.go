@@ -1,0 +1,13 @@
+// Package lease holds the pure rules of a session's lease and activation
+// epoch: whether a session row is live, implicitly closed (its lease lapsed,
+// or a sweep stamped it) or explicitly closed (SessionEnd), how a heartbeat
+// floors last_seen_at, and which rows a sweep may close.
+//
+// Every function takes values and a now; nothing here reads a clock or a
+// database. The continuity service fetches rows and asks these rules.
+//
+// Files:
+//
+//	lease.go       Policy (lease 24 h, sweep grace 1 h), State, Floor, Sweepable
+//	lease_test.go  table tests at every boundary
+package lease

@@ -1,0 +1,109 @@
+package lease
+
+import (
+	"fmt"
+	"time"
+)
+
+// Policy is the lease policy. Its values are declared once, in Default; a
+// host may tune them but no other package carries a second copy.
+type Policy struct {
+	// Lease is how long after its last heartbeat a session stays live.
+	Lease time.Duration
+	// SweepGrace is how long past the lease a sweep waits before it stamps
+	// closed_at. Being non-zero is what keeps a swept closed_at outside the
+	// explicit-close window, so a swept row still resurrects.
+	SweepGrace time.Duration
+}
+
+// Default is baton's lease policy: a 24 hour lease outlasts an overnight idle
+// terminal, and a one hour grace debounces the instant of expiry.
+var Default = Policy{Lease: 24 * time.Hour, SweepGrace: time.Hour}
+
+// State is what a session row is at a given instant.
+type State int
+
+const (
+	// Live means the lease holds and no close applies.
+	Live State = iota
+	// ImplicitlyClosed means the lease lapsed, or a sweep stamped closed_at
+	// after it lapsed. A heartbeat, resume or attaching write resurrects it.
+	ImplicitlyClosed
+	// ExplicitlyClosed means SessionEnd closed the row while its lease held.
+	// Writes carrying its run id succeed unattributed; that never expires.
+	ExplicitlyClosed
+)
+
+// String returns the state's stable name.
+func (s State) String() string {
+	switch s {
+	case Live:
+		return "live"
+	case ImplicitlyClosed:
+		return "implicitly_closed"
+	case ExplicitlyClosed:
+		return "explicitly_closed"
+	}
+	return fmt.Sprintf("State(%d)", int(s))
+}
+
+// Closed reports whether the state is either kind of close.
+func (s State) Closed() bool { return s != Live }
+
+// Row is the part of a session row the lease rules read.
+type Row struct {
+	LastSeenAt time.Time
+	ClosedAt   *time.Time
+}
+
+// Leased reports whether a row last seen at lastSeen is still inside its
+// lease at now. The comparison is strict: a row seen exactly one lease ago
+// has lapsed.
+func (p Policy) Leased(lastSeen, now time.Time) bool {
+	return lastSeen.After(now.Add(-p.Lease))
+}
+
+// ExplicitlyClosed reports whether the row's close was stamped while its
+// lease still held. An explicit close never touches last_seen_at, so
+// closed_at <= last_seen_at + lease identifies it forever.
+func (p Policy) ExplicitlyClosed(r Row) bool {
+	return r.ClosedAt != nil && !r.ClosedAt.After(r.LastSeenAt.Add(p.Lease))
+}
+
+// State evaluates the row at now. Implicit close is decided here, on every
+// read and write, not only after a sweep has run.
+func (p Policy) State(r Row, now time.Time) State {
+	if r.ClosedAt != nil {
+		if p.ExplicitlyClosed(r) {
+			return ExplicitlyClosed
+		}
+		return ImplicitlyClosed
+	}
+	if p.Leased(r.LastSeenAt, now) {
+		return Live
+	}
+	return ImplicitlyClosed
+}
+
+// Floor is the heartbeat refresh: last_seen_at never moves backwards, so a
+// slow writer carrying an older clock cannot shorten a lease a later one
+// already extended.
+func Floor(lastSeen, now time.Time) time.Time {
+	if lastSeen.After(now) {
+		return lastSeen
+	}
+	return now
+}
+
+// SweepFloor is the instant before which an open row's last_seen_at makes it
+// sweepable: now - lease - grace.
+func (p Policy) SweepFloor(now time.Time) time.Time {
+	return now.Add(-p.Lease - p.SweepGrace)
+}
+
+// Sweepable reports whether a sweep at now may stamp closed_at on the row:
+// it is not closed yet and was last seen strictly before the sweep floor.
+// A row exactly at the floor is not swept.
+func (p Policy) Sweepable(r Row, now time.Time) bool {
+	return r.ClosedAt == nil && r.LastSeenAt.Before(p.SweepFloor(now))
+}
