@@ -1,0 +1,480 @@
+package bottle
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestValidateSessionID(t *testing.T) {
+	cases := []struct {
+		id string
+		ok bool
+	}{
+		{"c96e6033-0cbe-4890-a588-1160d3853949", true},
+		{"a", true},
+		{"A.b_c-1", true},
+		{strings.Repeat("a", 128), true},
+		{strings.Repeat("a", 129), false},
+		{"", false},
+		{".", false},
+		{"..", false},
+		{"a..b", false},
+		{".hidden", false},
+		{"-flag", false},
+		{"a/b", false},
+		{`a\b`, false},
+		{"../etc", false},
+		{"C:x", false},
+		{"a b", false},
+		{"a\x00", false},
+		{"é", false},
+	}
+	for _, c := range cases {
+		err := ValidateSessionID(c.id)
+		if (err == nil) != c.ok || (err != nil && !errors.Is(err, ErrInvalidSession)) {
+			t.Errorf("ValidateSessionID(%q) = %v, want ok=%v", c.id, err, c.ok)
+		}
+	}
+	b := &Bottler{Home: t.TempDir()}
+	if _, err := b.Render(context.Background(), "../escape", "x"); !errors.Is(err, ErrInvalidSession) {
+		t.Errorf("Render accepted a path-escaping id: %v", err)
+	}
+}
+
+// TestRenderMutex is the seed's test 7: renders of one session never
+// overlap, even while the transcript grows under them, and the last render
+// leaves cursor and bottle exactly as a fresh full render would.
+func TestRenderMutex(t *testing.T) {
+	var l transcriptLines
+	l.user("prompt 0").assistant("a0", "answer 0")
+	path := writeTranscript(t, l.String())
+	home := t.TempDir()
+	var active, overlaps int32
+	hook := func(string) {
+		if atomic.AddInt32(&active, 1) > 1 {
+			atomic.AddInt32(&overlaps, 1)
+		}
+		time.Sleep(2 * time.Millisecond)
+		atomic.AddInt32(&active, -1)
+	}
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // the harness appending turns
+		defer wg.Done()
+		for i := 1; i <= 20; i++ {
+			var m transcriptLines
+			m.user(fmt.Sprintf("prompt %d", i)).assistant(fmt.Sprintf("a%d", i), fmt.Sprintf("answer %d", i))
+			appendFile(t, path, m.String())
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	for w := range 6 { // Stop renders and seals racing, each its own Bottler
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b := &Bottler{Home: home, Clock: newFakeClock(), locked: hook, Marker: newMemMarkers()}
+			for range 8 {
+				var err error
+				if w%2 == 0 {
+					_, err = b.Render(ctx, session, path)
+				} else {
+					_, err = b.Seal(ctx, session, path, 0)
+				}
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if overlaps != 0 {
+		t.Fatalf("%d renders overlapped", overlaps)
+	}
+	b := &Bottler{Home: home, Clock: newFakeClock()}
+	got, err := b.Render(ctx, session, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := &Bottler{Home: t.TempDir(), Clock: newFakeClock()}
+	want, err := fresh.Render(ctx, session, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if readString(t, got.Path) != readString(t, want.Path) {
+		t.Error("bottle after racing renders differs from a fresh render")
+	}
+	if !strings.Contains(readString(t, got.Path), "answer 20") {
+		t.Error("last turn missing")
+	}
+	st := readState(filepath.Join(b.Dir(), session+".state.json"))
+	if fi, _ := os.Stat(path); st == nil || st.Cursor.Offset != fi.Size() {
+		t.Errorf("cursor %+v, file size %d", st, fi.Size())
+	}
+}
+
+// TestLockAcrossProcesses holds the render lock in a child process and
+// checks that this process cannot take it until the child lets go.
+func TestLockAcrossProcesses(t *testing.T) {
+	if os.Getenv("BOTTLE_LOCK_HELPER") != "" {
+		t.Skip("helper process")
+	}
+	lockPath := filepath.Join(t.TempDir(), "s.lock")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLockHelperProcess$")
+	cmd.Env = append(os.Environ(), "BOTTLE_LOCK_HELPER="+lockPath)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || line != "locked\n" {
+		t.Fatalf("helper said %q, %v", line, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	if l, err := lockFile(ctx, lockPath); err == nil {
+		_ = l.unlock()
+		t.Fatal("took a lock another process holds")
+	} else if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("waiting for the lock: %v", err)
+	}
+	_ = stdin.Close() // the helper unlocks and exits
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel2()
+	l, err := lockFile(ctx2, lockPath)
+	if err != nil {
+		t.Fatalf("lock not released by the exited holder: %v", err)
+	}
+	_ = l.unlock()
+}
+
+// TestLockHelperProcess is the child of TestLockAcrossProcesses.
+func TestLockHelperProcess(t *testing.T) {
+	path := os.Getenv("BOTTLE_LOCK_HELPER")
+	if path == "" {
+		t.Skip("run by TestLockAcrossProcesses")
+	}
+	l, err := lockFile(context.Background(), path)
+	if err != nil {
+		os.Exit(3)
+	}
+	fmt.Println("locked")
+	_, _ = bufio.NewReader(os.Stdin).ReadString('\n') // until the parent closes stdin
+	_ = l.unlock()
+	os.Exit(0)
+}
+
+const secret = "secret-token-123"
+
+// TestPrivacyOnEveryPath is the seed's test 8: private content in user and
+// assistant messages reaches no bottle, whichever path renders it, nor the
+// parse cache kept beside it.
+func TestPrivacyOnEveryPath(t *testing.T) {
+	var l transcriptLines
+	l.user("deploy with <private>"+secret+"</private> please").
+		assistant("a1", "Using the key <private>"+secret+"</private> now.").
+		call("tu1", "Bash", `{"command":"deploy --token <private>`+secret+`</private>"}`).
+		result("tu1", false).
+		assistant("a2", "<private>"+secret+"</private>")
+	path := writeTranscript(t, l.String())
+	ctx := context.Background()
+	rec := Record{Prompts: []Prompt{{Number: 1, Text: "deploy with <private>" + secret + "</private> please"}},
+		StopExcerpts: []StopExcerpt{{PromptNumber: 1, Text: "key <private>" + secret + "</private>"}},
+		Summaries:    []Summary{{PromptNumber: 1, Text: "used <system-reminder>" + secret + "</system-reminder>"}}}
+	paths := map[string]func(t *testing.T, b *Bottler) string{
+		"stop render": func(t *testing.T, b *Bottler) string {
+			r, err := b.Render(ctx, session, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return readString(t, r.Path) + readString(t, filepath.Join(b.Dir(), session+".state.json"))
+		},
+		"seal": func(t *testing.T, b *Bottler) string {
+			r, err := b.Seal(ctx, session, path, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return readString(t, r.Path)
+		},
+		"on demand": func(t *testing.T, b *Bottler) string {
+			return string(Render(Page{SessionID: session, Transcript: parseFile(t, path)}, renderedAt).Markdown)
+		},
+		"reconstructed": func(t *testing.T, b *Bottler) string {
+			b.History = fakeHistory{rec: rec}
+			r, err := b.Render(ctx, session, filepath.Join(t.TempDir(), "gone.jsonl"))
+			if err != nil || r.Mode != ModeReconstructed {
+				t.Fatalf("%+v %v", r, err)
+			}
+			return readString(t, r.Path)
+		},
+	}
+	for name, render := range paths {
+		t.Run(name, func(t *testing.T) {
+			out := render(t, &Bottler{Home: t.TempDir(), Clock: newFakeClock()})
+			if strings.Contains(out, secret) || strings.Contains(out, "<private>") {
+				t.Errorf("private content leaked:\n%s", out)
+			}
+			if !strings.Contains(out, "deploy with") {
+				t.Errorf("public text lost:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestTornLineAcrossRenders is the seed's test 9 through the Bottler: a
+// render skips the torn line and the next render picks it up.
+func TestTornLineAcrossRenders(t *testing.T) {
+	var l transcriptLines
+	l.user("first prompt").assistant("a1", "first answer").user("second prompt that is torn")
+	full := l.String()
+	cut := len(full) - 12
+	path := writeTranscript(t, full[:cut])
+	b := &Bottler{Home: t.TempDir(), Clock: newFakeClock()}
+	ctx := context.Background()
+	r, err := b.Render(ctx, session, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := readString(t, r.Path); strings.Contains(out, "second prompt") || !strings.Contains(out, "first answer") {
+		t.Fatalf("torn render:\n%s", out)
+	}
+	appendFile(t, path, full[cut:])
+	r, err = b.Render(ctx, session, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := readString(t, r.Path); strings.Count(out, "\nsecond prompt that is torn") != 1 {
+		t.Fatalf("completed line not picked up once:\n%s", out)
+	}
+}
+
+// TestIncrementalCursor is part of the seed's test 12: a routine re-render
+// parses only bytes after the cursor, a shrunk or replaced transcript is
+// reparsed from zero, and either way the bottle equals a fresh render.
+func TestIncrementalCursor(t *testing.T) {
+	var l transcriptLines
+	for i := range 40 {
+		l.user(fmt.Sprintf("prompt %03d", i)).assistant(fmt.Sprintf("a%d", i), fmt.Sprintf("answer %03d", i))
+	}
+	original := l.String()
+	ctx := context.Background()
+	render := func(b *Bottler, path string) string {
+		t.Helper()
+		r, err := b.Render(ctx, session, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return readString(t, r.Path)
+	}
+	fresh := func(path string) string {
+		return render(&Bottler{Home: t.TempDir(), Clock: newFakeClock()}, path)
+	}
+
+	t.Run("only new bytes are parsed", func(t *testing.T) {
+		path := writeTranscript(t, original)
+		b := &Bottler{Home: t.TempDir(), Clock: newFakeClock()}
+		render(b, path)
+		// Rewrite an already-parsed line past the fingerprinted head, same
+		// length: an incremental render must not see it.
+		data := strings.Replace(original, "answer 030", "ANSWER 030", 1)
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var m transcriptLines
+		m.user("appended prompt")
+		appendFile(t, path, m.String())
+		out := render(b, path)
+		if !strings.Contains(out, "answer 030") || strings.Contains(out, "ANSWER 030") || !strings.Contains(out, "appended prompt") {
+			t.Fatal("re-render reparsed old bytes or missed new ones")
+		}
+	})
+	resets := []struct {
+		name    string
+		replace string
+	}{
+		{"shrunk", original[:len(original)/2]},
+		{"replaced, same length, new head", strings.Replace(original, "prompt 000", "PROMPT 000", 1)},
+		{"replaced by a longer file", strings.Replace(original, "prompt 000", "PROMPT 000", 1) + original},
+	}
+	for _, c := range resets {
+		t.Run(c.name, func(t *testing.T) {
+			path := writeTranscript(t, original)
+			b := &Bottler{Home: t.TempDir(), Clock: newFakeClock()}
+			render(b, path)
+			if err := os.WriteFile(path, []byte(c.replace), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := render(b, path), fresh(path); got != want {
+				t.Errorf("after reset the bottle differs from a fresh render")
+			}
+		})
+	}
+	t.Run("lost cache reparses from zero", func(t *testing.T) {
+		path := writeTranscript(t, original)
+		b := &Bottler{Home: t.TempDir(), Clock: newFakeClock()}
+		first := render(b, path)
+		if err := os.WriteFile(filepath.Join(b.Dir(), session+".state.json"), []byte("{corrupt"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if render(b, path) != first {
+			t.Error("corrupt cache changed the bottle")
+		}
+	})
+}
+
+// TestFailedRenderKeepsBottle: a render that fails midway leaves the
+// previous bottle byte for byte, and no temporary file behind.
+func TestFailedRenderKeepsBottle(t *testing.T) {
+	path := writeTranscript(t, midTurn())
+	src := &fakeObservations{}
+	b := &Bottler{Home: t.TempDir(), Clock: newFakeClock(), Observations: src}
+	ctx := context.Background()
+	r, err := b.Render(ctx, session, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := readString(t, r.Path)
+	src.err = errors.New("observation store down")
+	appendFile(t, path, (&transcriptLines{}).user("more").String())
+	if _, err := b.Render(ctx, session, path); err == nil {
+		t.Fatal("render succeeded with a failing source")
+	}
+	if readString(t, r.Path) != before {
+		t.Error("failed render changed the bottle")
+	}
+	entries, _ := os.ReadDir(b.Dir())
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+	// A write that cannot complete leaves no temporary file either.
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := os.Mkdir(target, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(target, "keep"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomic(target, []byte("x"), 0o600); err == nil {
+		t.Error("renamed over a non-empty directory")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left %d entries, want only the target", len(entries))
+	}
+}
+
+// TestDegradedBottle is the seed's test 11: the transcript is gone, the
+// store has prompts, observations, Stop excerpts and summaries.
+func TestDegradedBottle(t *testing.T) {
+	at := func(m int) time.Time { return renderedAt.Add(-time.Hour + time.Duration(m)*time.Minute) }
+	long := strings.Repeat("x", MaxPromptChars)
+	rec := Record{
+		SessionID: session, Project: "proj", Started: at(0), Compactions: 2,
+		Prompts: []Prompt{
+			{Number: 2, Text: "now make the interval configurable", Time: at(20)},
+			{Number: 1, Text: "add a heartbeat writer " + long, Truncated: true, Time: at(1)},
+		},
+		StopExcerpts: []StopExcerpt{{PromptNumber: 1, Text: "Added heartbeat.go; tests pass.", Time: at(15)}},
+		Summaries: []Summary{
+			{PromptNumber: 2, Text: "Interval option half done: Options struct added, not wired.\nNext: wire it.", Time: at(30)},
+			{PromptNumber: 1, Text: "Heartbeat writer added.", Time: at(16)},
+		},
+	}
+	obs := []Observation{
+		{ID: "102402", Title: "Added Options", Narrative: "Options struct holds Interval. Not yet wired.", PromptNumber: 2, Time: at(25)},
+		{ID: "102401", Title: "Wrote heartbeat.go", Narrative: "WriteHeartbeat flushes after each write; covered by tests", Time: at(5)},
+	}
+	markers := newMemMarkers()
+	b := &Bottler{Home: t.TempDir(), Clock: newFakeClock(), History: fakeHistory{rec: rec},
+		Observations: fakeObservations{obs: obs}, Marker: markers}
+	ctx := context.Background()
+	res, err := b.Seal(ctx, session, filepath.Join(t.TempDir(), "deleted.jsonl"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Mode != ModeReconstructed || !res.Sealed || !res.Armed {
+		t.Fatalf("result %+v", res)
+	}
+	out := readString(t, res.Path)
+	if strings.Contains(out, "**Assistant**") {
+		t.Error("a reconstructed bottle has an assistant slot")
+	}
+	order := []string{"mode: reconstructed", "(prompt 1,", "[truncated at 4000 chars]", "[#102401] Wrote heartbeat.go — WriteHeartbeat flushes after each write",
+		"> Added heartbeat.go; tests pass.", "> Session summary (generated", "> Heartbeat writer added.", "(prompt 2,", "[#102402] Added Options — Options struct holds Interval",
+		"> Interval option half done"}
+	rest := out
+	for _, s := range order {
+		i := strings.Index(rest, s)
+		if i < 0 {
+			t.Errorf("%q missing or out of order", s)
+			continue
+		}
+		rest = rest[i+len(s):]
+	}
+	golden(t, "bottle-reconstructed.golden.md", []byte(out))
+	text, ok, err := b.Continuation(ctx, markers, session)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if !strings.Contains(text, "Current task: Interval option half done: Options struct added, not wired.") || !strings.Contains(text, "partial reconstruction") {
+		t.Errorf("degraded pointer:\n%s", text)
+	}
+
+	// Nothing stored: the timeline rung. No file, no marker.
+	empty := &Bottler{Home: t.TempDir(), Clock: newFakeClock(), History: fakeHistory{}, Marker: newMemMarkers()}
+	res, err = empty.Seal(ctx, session, "", 0)
+	if err != nil || res.Mode != ModeTimeline || res.Sealed || res.Armed || res.Path != "" {
+		t.Fatalf("timeline seal %+v %v", res, err)
+	}
+	if _, err := empty.Read(session); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a timeline seal wrote a bottle: %v", err)
+	}
+}
+
+func TestPointerGolden(t *testing.T) {
+	cases := []struct {
+		golden string
+		in     PointerInput
+	}{
+		{"pointer-full.golden", PointerInput{Path: "/home/dev/.baton/bottles/" + session + ".md", Mode: ModeFull, Task: "make the flaky test pass"}},
+		{"pointer-full-gap.golden", PointerInput{Path: "/home/dev/.baton/bottles/" + session + ".md", Mode: ModeFull, Gap: 3, Task: "make the flaky test pass"}},
+		{"pointer-reconstructed.golden", PointerInput{Path: "/home/dev/.baton/bottles/" + session + ".md", Mode: ModeReconstructed, Task: "Interval option half done"}},
+	}
+	for _, c := range cases {
+		t.Run(c.golden, func(t *testing.T) {
+			got := Pointer(c.in)
+			if n := strings.Count(got, "\n"); n < 12 || n > 24 {
+				t.Errorf("pointer is %d lines; it should stay about 20", n)
+			}
+			golden(t, c.golden, []byte(got))
+		})
+	}
+	if strings.Contains(Pointer(PointerInput{Path: "p", Gap: 1}), "events") {
+		t.Error("gap of one is phrased in the plural")
+	}
+	if strings.Contains(Pointer(PointerInput{Path: "p"}), "Current task") {
+		t.Error("empty task line rendered")
+	}
+}

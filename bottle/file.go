@@ -1,0 +1,80 @@
+package bottle
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// ErrInvalidSession is returned for a session id that is not safe to use as a
+// file name.
+var ErrInvalidSession = errors.New("bottle: invalid session id")
+
+// sessionIDRE admits the ids harnesses use (UUIDs and similar) and nothing
+// that could leave the bottles directory: no separators, no leading dot.
+var sessionIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// ValidateSessionID returns ErrInvalidSession unless id is 1–128 characters
+// of letters, digits, '.', '_' and '-', starting with a letter or digit and
+// containing no "..": a name that stays inside the bottles directory on every
+// operating system.
+func ValidateSessionID(id string) error {
+	if !sessionIDRE.MatchString(id) || strings.Contains(id, "..") {
+		return fmt.Errorf("%w: %q", ErrInvalidSession, id)
+	}
+	return nil
+}
+
+// WriteFileAtomic replaces path with data so that a reader sees the old file
+// or the new one, never a mix: it writes a temporary sibling, syncs it and
+// renames it over path (on Windows, os.Rename replaces an existing file).
+// When anything fails the temporary file is removed and path is untouched.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("bottle: write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("bottle: write %s: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("bottle: sync %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("bottle: close %s: %w", path, err)
+	}
+	if err = os.Chmod(tmp.Name(), perm); err != nil {
+		return fmt.Errorf("bottle: chmod %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("bottle: rename %s: %w", path, err)
+	}
+	syncDir(dir)
+	return nil
+}
+
+// syncDir makes a rename durable where the platform allows opening a
+// directory to sync it. It is best effort: the rename has already happened
+// and is visible; only its survival of a power cut is at stake, and Windows
+// cannot sync a directory at all.
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	_ = d.Sync()
+	_ = d.Close()
+}

@@ -1,0 +1,74 @@
+package bottle
+
+import (
+	"context"
+	"time"
+)
+
+// MaxPromptChars is the cap, in characters, on a stored prompt. A longer
+// prompt is stored cut, with its Truncated flag set, and a reconstructed
+// bottle marks the cut so it is not read as the person trailing off.
+const MaxPromptChars = 4000
+
+// Prompt is a user prompt as the store kept it: privacy filtered, verbatim up
+// to MaxPromptChars.
+type Prompt struct {
+	// Number is the 1-based position of the prompt in the session.
+	Number int
+	// Text is the stored prompt.
+	Text string
+	// Truncated says Text was cut at MaxPromptChars.
+	Truncated bool
+	// Time is when the prompt was submitted.
+	Time time.Time
+}
+
+// StopExcerpt is the last assistant message the hook recorded at one Stop,
+// bounded in length.
+type StopExcerpt struct {
+	// PromptNumber is the user turn the Stop ended.
+	PromptNumber int
+	// Text is the recorded excerpt.
+	Text string
+	// Time is when the Stop happened.
+	Time time.Time
+}
+
+// Summary is a generated summary of the session. It is never the assistant's
+// voice and a bottle shows it only as a quoted, labelled block.
+type Summary struct {
+	// PromptNumber is the user turn the summary was written after.
+	PromptNumber int
+	// Text is the generated summary.
+	Text string
+	// Time is when the summary was written.
+	Time time.Time
+}
+
+// Record is what a store kept of a session, enough to reconstruct a bottle
+// when the transcript is gone.
+type Record struct {
+	// SessionID is the harness's session id.
+	SessionID string
+	// Project is the session's project facet or working directory.
+	Project string
+	// Started is when the session started.
+	Started time.Time
+	// Compactions counts the compactions recorded for the session.
+	Compactions int
+	// Prompts are the stored prompts, in any order.
+	Prompts []Prompt
+	// StopExcerpts are the excerpts recorded at each Stop, in any order.
+	StopExcerpts []StopExcerpt
+	// Summaries are generated summaries, in any order.
+	Summaries []Summary
+}
+
+// History is the store of what the hook path recorded about sessions, read to
+// reconstruct a bottle whose transcript is gone. Everything it returns was
+// written through Scrub.
+type History interface {
+	// SessionHistory returns the session's record. An unknown session returns
+	// an empty Record and a nil error, so the caller walks on down the ladder.
+	SessionHistory(ctx context.Context, sessionID string) (Record, error)
+}

@@ -1,0 +1,318 @@
+package bottle
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// cl builds a Claude Code line around a message.
+func cl(typ, extra, content string) string {
+	return fmt.Sprintf(`{"type":%q,"timestamp":"2026-11-30T01:00:00Z","sessionId":"s1","cwd":"/p",%s"message":{"id":"m1","role":%q,"content":%s}}`, typ, extra, typ, content)
+}
+
+// summary is a compact view of entries for table comparisons.
+func summary(es []Entry) string {
+	var parts []string
+	for _, e := range es {
+		switch e.Kind {
+		case KindToolCall:
+			s := fmt.Sprintf("call:%s:%s:%s", e.Tool, e.ToolUseID, e.Brief)
+			if e.Done {
+				s += ":done"
+			}
+			if e.Failed {
+				s += ":failed"
+			}
+			parts = append(parts, s)
+		default:
+			parts = append(parts, e.Kind.String()+":"+e.Text)
+		}
+	}
+	return strings.Join(parts, " | ")
+}
+
+func TestClaudeReader(t *testing.T) {
+	call := cl("assistant", "", `[{"type":"tool_use","id":"tu1","name":"Bash","input":{"command":"go test","description":"d"}}]`)
+	cases := []struct {
+		name  string
+		lines []string
+		want  string
+	}{
+		{"string prompt", []string{cl("user", "", `"fix it"`)}, "user:fix it"},
+		{"block prompt", []string{cl("user", "", `[{"type":"text","text":"fix it"}]`)}, "user:fix it"},
+		{"reminder block dropped, prompt kept", []string{cl("user", "", `[{"type":"text","text":"<system-reminder>x</system-reminder>"},{"type":"text","text":"real"}]`)}, "user:real"},
+		{"meta dropped", []string{cl("user", `"isMeta":true,`, `"Stop hook feedback: x"`)}, ""},
+		{"compact summary dropped", []string{cl("user", `"isCompactSummary":true,`, `"This session is being continued"`)}, ""},
+		{"sidechain dropped", []string{cl("user", `"isSidechain":true,`, `"sub prompt"`), cl("assistant", `"isSidechain":true,`, `[{"type":"text","text":"sub answer"}]`)}, ""},
+		{"command-name envelope", []string{cl("user", "", `"<command-name>/compact</command-name>"`)}, ""},
+		{"local stdout envelope", []string{cl("user", "", `"<local-command-stdout>Compacted</local-command-stdout>"`)}, ""},
+		{"caveat envelope", []string{cl("user", "", `"<local-command-caveat>Caveat</local-command-caveat>"`)}, ""},
+		{"task notification envelope", []string{cl("user", "", `"<task-notification>\n<task-id>1</task-id>"`)}, ""},
+		{"interrupt marker", []string{cl("user", "", `[{"type":"text","text":"[Request interrupted by user]"}]`)}, ""},
+		{"private-only prompt skipped", []string{cl("user", "", `"<private>all of it</private>"`)}, ""},
+		{"private stripped", []string{cl("user", "", `"a <private>tok</private>b"`)}, "user:a b"},
+		{"assistant text only", []string{cl("assistant", "", `[{"type":"thinking","thinking":"hmm"},{"type":"text","text":"answer"}]`)}, "assistant:answer"},
+		{"split message joined", []string{
+			cl("assistant", "", `[{"type":"text","text":"one"}]`),
+			cl("assistant", "", `[{"type":"tool_use","id":"tu1","name":"Read","input":{"file_path":"/a"}}]`),
+			cl("assistant", "", `[{"type":"text","text":"two"}]`),
+		}, "assistant:one\n\ntwo | call:Read:tu1:/a"},
+		{"not joined across a prompt", []string{
+			cl("assistant", "", `[{"type":"text","text":"one"}]`),
+			cl("user", "", `"next"`),
+			cl("assistant", "", `[{"type":"text","text":"two"}]`),
+		}, "assistant:one | user:next | assistant:two"},
+		{"tool result marks call", []string{call, cl("user", "", `[{"type":"tool_result","tool_use_id":"tu1","content":"ok","is_error":false}]`)}, "call:Bash:tu1:go test:done"},
+		{"failed tool result", []string{call, cl("user", "", `[{"type":"tool_result","tool_use_id":"tu1","content":[{"type":"text","text":"FAIL"}],"is_error":true}]`)}, "call:Bash:tu1:go test:done:failed"},
+		{"result for unknown call ignored", []string{cl("user", "", `[{"type":"tool_result","tool_use_id":"nope","content":"x"}]`)}, ""},
+		{"tool result is not a prompt", []string{call, cl("user", "", `[{"type":"tool_result","tool_use_id":"tu1","content":"please do X"}]`)}, "call:Bash:tu1:go test:done"},
+		{"unknown types ignored", []string{`{"type":"attachment","attachment":{"content":"x"}}`, `{"type":"api-request-blob","message":{"role":"user","content":"leak"}}`, `{"type":"queue-operation"}`, `{"type":"last-prompt"}`}, ""},
+		{"malformed lines skipped", []string{`{"type":"user",`, `not json`, `[]`, `{"type":"user","message":{"content":42}}`, cl("user", "", `"ok"`)}, "user:ok"},
+		{"content null", []string{`{"type":"user","message":{"content":null}}`}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tr := Transcript{Format: FormatClaudeCode}
+			data := strings.Join(c.lines, "\n") + "\n"
+			end, err := tr.ReadLines(strings.NewReader(data), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if end != int64(len(data)) {
+				t.Errorf("cursor %d, want %d", end, len(data))
+			}
+			if got := summary(tr.Entries); got != c.want {
+				t.Errorf("entries\n got %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestClaudeReaderMetadata(t *testing.T) {
+	tr := parseFile(t, "testdata/claude-2.1.328.jsonl")
+	if tr.Format != FormatClaudeCode || tr.SessionID != "c96e6033-0cbe-4890-a588-1160d3853949" || tr.Project != "/home/dev/project" || tr.Compactions != 1 {
+		t.Errorf("metadata %+v", tr)
+	}
+	if want := time.Date(2026, 11, 30, 1, 15, 25, 999e6, time.UTC); !tr.Started.Equal(want) {
+		t.Errorf("started %v, want %v", tr.Started, want)
+	}
+	if tr.Skipped != 0 {
+		t.Errorf("skipped %d lines of a valid transcript", tr.Skipped)
+	}
+}
+
+func TestCodexReader(t *testing.T) {
+	item := func(payload string) string {
+		return `{"timestamp":"2026-11-30T01:20:18.896Z","type":"response_item","payload":` + payload + `}`
+	}
+	cases := []struct {
+		name  string
+		lines []string
+		want  string
+	}{
+		{"user prompt", []string{item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}`)}, "user:hello"},
+		{"harness provenance dropped", []string{item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"<hook_prompt>N</hook_prompt>"}],"internal_chat_message_metadata_passthrough":{"content_item_metadata":[{"provenance":{"type":"harness","hook":true}}]}}`)}, ""},
+		{"environment context dropped", []string{item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n<cwd>/p</cwd>\n</environment_context>"}]}`)}, ""},
+		{"developer dropped", []string{item(`{"type":"message","role":"developer","content":[{"type":"input_text","text":"INJECTED"}]}`)}, ""},
+		{"assistant", []string{item(`{"type":"message","id":"a1","role":"assistant","content":[{"type":"output_text","text":"done"}]}`)}, "assistant:done"},
+		{"compaction output dropped", []string{`{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"SUMMARY"}]},"metadata":{"compaction_output":true}}`}, ""},
+		{"function call ok", []string{
+			item(`{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"echo hi\"}","call_id":"c1"}`),
+			item(`{"type":"function_call_output","call_id":"c1","output":"Process exited with code 0\nOutput:\nhi"}`),
+		}, "call:exec_command:c1:echo hi:done"},
+		{"function call failed by exit code", []string{
+			item(`{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"false\"}","call_id":"c1"}`),
+			item(`{"type":"function_call_output","call_id":"c1","output":"Process exited with code 1\n"}`),
+		}, "call:exec_command:c1:false:done:failed"},
+		{"shell argv and json metadata", []string{
+			item(`{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"ls\"]}","call_id":"c2"}`),
+			item(`{"type":"function_call_output","call_id":"c2","output":"{\"output\":\"\",\"metadata\":{\"exit_code\":2}}"}`),
+		}, "call:shell:c2:ls:done:failed"},
+		{"custom tool call", []string{
+			item(`{"type":"custom_tool_call","name":"apply_patch","input":"*** Begin Patch\n*** Update File: a.go","call_id":"c3"}`),
+			item(`{"type":"custom_tool_call_output","call_id":"c3","output":{"success":false}}`),
+		}, "call:apply_patch:c3:*** Begin Patch…:done:failed"},
+		{"compacted counted, not shown", []string{`{"type":"compacted","payload":{"message":"summary"}}`}, ""},
+		{"event messages ignored", []string{`{"type":"event_msg","payload":{"type":"user_message","message":"dup"}}`, `{"type":"event_msg","payload":{"type":"agent_message","message":"dup"}}`}, ""},
+		{"malformed skipped", []string{`{"type":"response_item","payload":`, `{"type":"response_item","payload":{"type":"message","role":"user","content":"str"}}`, item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"ok"}]}`)}, "user:ok"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tr := Transcript{Format: FormatCodex}
+			data := strings.Join(c.lines, "\n") + "\n"
+			if _, err := tr.ReadLines(strings.NewReader(data), 0); err != nil {
+				t.Fatal(err)
+			}
+			if got := summary(tr.Entries); got != c.want {
+				t.Errorf("entries\n got %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestDetectFormat(t *testing.T) {
+	cases := []struct {
+		line string
+		want Format
+	}{
+		{`{"timestamp":"x","type":"session_meta","payload":{"id":"a"}}`, FormatCodex},
+		{`{"type":"user","message":{"content":"x"}}`, FormatClaudeCode},
+		{`not json`, FormatClaudeCode},
+	}
+	for _, c := range cases {
+		if got := DetectFormat([]byte(c.line)); got != c.want {
+			t.Errorf("DetectFormat(%s) = %s, want %s", c.line, got, c.want)
+		}
+	}
+}
+
+// TestTornLine is the seed's test 9 at the reader: a final line without its
+// newline is not consumed, and is read whole once it is completed.
+func TestTornLine(t *testing.T) {
+	full := cl("user", "", `"first"`) + "\n" + cl("user", "", `"second"`) + "\n"
+	cut := len(cl("user", "", `"first"`)) + 1
+	cases := []struct {
+		name    string
+		upto    int
+		wantEnd int
+		want    string
+	}{
+		{"empty", 0, 0, ""},
+		{"inside first line", 10, 0, ""},
+		{"first line without newline", cut - 1, 0, ""},
+		{"first line complete", cut, cut, "user:first"},
+		{"second torn", len(full) - 5, cut, "user:first"},
+		{"second without newline", len(full) - 1, cut, "user:first"},
+		{"all", len(full), len(full), "user:first | user:second"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var tr Transcript
+			end, err := tr.ReadLines(strings.NewReader(full[:c.upto]), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if end != int64(c.wantEnd) {
+				t.Errorf("cursor %d, want %d", end, c.wantEnd)
+			}
+			if got := summary(tr.Entries); got != c.want {
+				t.Errorf("entries %q, want %q", got, c.want)
+			}
+			// Resuming from the cursor with the whole file reads the rest once.
+			if _, err := tr.ReadLines(strings.NewReader(full[end:]), end); err != nil {
+				t.Fatal(err)
+			}
+			if got := summary(tr.Entries); got != "user:first | user:second" {
+				t.Errorf("after resume %q", got)
+			}
+		})
+	}
+}
+
+func TestLongLines(t *testing.T) {
+	big := strings.Repeat("x", readBuffer*3)
+	data := cl("user", "", `"`+big+`"`) + "\n" + cl("user", "", `"after"`) + "\n"
+	var tr Transcript
+	end, err := tr.ReadLines(strings.NewReader(data), 0)
+	if err != nil || end != int64(len(data)) {
+		t.Fatalf("end %d err %v", end, err)
+	}
+	if len(tr.Entries) != 2 || tr.Entries[0].Text != big || tr.Entries[1].Pos != int64(len(data)-len(cl("user", "", `"after"`))-1) {
+		t.Fatalf("long line not read whole: %d entries", len(tr.Entries))
+	}
+	// A torn long line is left for the next read.
+	tr = Transcript{}
+	end, _ = tr.ReadLines(strings.NewReader(data[:readBuffer*2]), 0)
+	if end != 0 || len(tr.Entries) != 0 {
+		t.Fatalf("torn long line consumed: end %d", end)
+	}
+}
+
+func TestOverlongLineSkipped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates a 32 MiB line")
+	}
+	huge := bytes.Repeat([]byte("y"), maxLine+10)
+	data := append(append([]byte(cl("user", "", `"`)), huge...), []byte("\"}}\n"+cl("user", "", `"kept"`)+"\n")...)
+	var tr Transcript
+	end, err := tr.ReadLines(bytes.NewReader(data), 0)
+	if err != nil || end != int64(len(data)) {
+		t.Fatalf("end %d of %d, err %v", end, len(data), err)
+	}
+	if got := summary(tr.Entries); got != "user:kept" || tr.Skipped != 1 {
+		t.Fatalf("entries %.80q skipped %d", got, tr.Skipped)
+	}
+}
+
+func TestBrief(t *testing.T) {
+	cases := []struct {
+		tool, input string
+		want        string
+		code        bool
+	}{
+		{"Bash", `{"command":"npm test","description":"run"}`, "npm test", true},
+		{"Edit", `{"file_path":"/a/b.go","old_string":"x"}`, "/a/b.go", false},
+		{"Write", `{"content":"lots","file_path":"/w.go"}`, "/w.go", false},
+		{"Read", `{"file_path":"/r.go"}`, "/r.go", false},
+		{"NotebookEdit", `{"notebook_path":"/n.ipynb","new_source":"x"}`, "/n.ipynb", false},
+		{"Grep", `{"pattern":"func main","path":"."}`, "func main", true},
+		{"Glob", `{"pattern":"**/*.go"}`, "**/*.go", true},
+		{"WebFetch", `{"url":"https://x.test/a","prompt":"p"}`, "https://x.test/a", false},
+		{"Task", `{"prompt":"p","description":"d","subagent_type":"s"}`, "d", false},
+		{"Bash", `{"description":"no command"}`, "no command", false},
+		{"Custom", `{"z":1,"a":[1,2]}`, "1 2", false},
+		{"Custom", `{}`, "", false},
+		{"Custom", `not json`, "not json", false},
+		{"Bash", `{"command":"echo 1\necho 2"}`, "echo 1…", true},
+		{"Bash", `{"command":"echo <private>tok</private>"}`, "echo", true},
+		{"Bash", `{"command":"` + strings.Repeat("é", 200) + `"}`, strings.Repeat("é", 160) + "…", true},
+	}
+	for _, c := range cases {
+		got, code := Brief(c.tool, []byte(c.input))
+		if got != c.want || code != c.code {
+			t.Errorf("Brief(%s, %s) = %q,%v want %q,%v", c.tool, c.input, got, code, c.want, c.code)
+		}
+	}
+}
+
+// fuzzReader checks the reader's contract on arbitrary bytes: no panic, the
+// cursor on a line boundary, nothing private kept.
+func fuzzReader(t *testing.T, format Format, data []byte) {
+	tr := Transcript{Format: format}
+	end, err := tr.ReadLines(bytes.NewReader(data), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end < 0 || end > int64(len(data)) || (end > 0 && data[end-1] != '\n') {
+		t.Fatalf("cursor %d not at a line end of %d bytes", end, len(data))
+	}
+	if i := bytes.LastIndexByte(data, '\n'); int64(i+1) != end {
+		t.Fatalf("cursor %d, last newline at %d", end, i)
+	}
+	for _, e := range tr.Entries {
+		for i, re := range scrubPatterns {
+			if re.MatchString(e.Text) || re.MatchString(e.Brief) {
+				t.Fatalf("<%s> survived in %+v", scrubbedTags[i], e)
+			}
+		}
+		if e.Pos < 0 || e.Pos >= end {
+			t.Fatalf("entry position %d outside [0,%d)", e.Pos, end)
+		}
+	}
+	_ = Render(Page{SessionID: "s", Transcript: &tr}, renderedAt)
+}
+
+func FuzzClaudeReader(f *testing.F) {
+	addLines(f, "testdata/claude-2.1.328.jsonl")
+	addLines(f, "testdata/claude-synthetic.jsonl")
+	f.Fuzz(func(t *testing.T, s string) { fuzzReader(t, FormatClaudeCode, []byte(s)) })
+}
+
+func FuzzCodexReader(f *testing.F) {
+	addLines(f, "testdata/codex-0.169.0.jsonl")
+	addLines(f, "testdata/codex-synthetic.jsonl")
+	f.Fuzz(func(t *testing.T, s string) { fuzzReader(t, FormatCodex, []byte(s)) })
+}

@@ -1,0 +1,69 @@
+package bottle
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRenderRealTranscripts(t *testing.T) {
+	cases := []struct {
+		file, golden, session string
+		present, absent       []string
+	}{
+		{
+			file: "claude-2.1.328.jsonl", golden: "bottle-claude-2.1.328.golden.md",
+			session: "c96e6033-0cbe-4890-a588-1160d3853949",
+			present: []string{
+				"please RUNTOOL now", "thanks", "I'll run it.", "Mock reply 2: done.", "what next?", "Mock reply 4: done.",
+				"- [#toolu_0001] Bash — `echo hi-from-tool`", "legs: 2", "mode: full (",
+			},
+			absent: []string{
+				"secret-token-123", "<private>", "<command-name>", "<local-command-stdout>", "<local-command-caveat>",
+				"<system-reminder>", "This session is being continued", "INJECTED-CONTEXT-MARKER", "hi-from-tool\n", "⏳",
+			},
+		},
+		{
+			file: "claude-synthetic.jsonl", golden: "bottle-claude-synthetic.golden.md",
+			session: "7f3c2a9e-4b1d-4e8a-9c2f-1a6b5d8e0f42",
+			present: []string{
+				"Add a heartbeat writer", "also make the interval configurable", "Making the interval configurable",
+				"`go test ./internal/session/...` (failed)", "[#toolu_01EditX9yZ8wV7uT6sR5qP4o] Edit — /home/dev/proj/internal/session/heartbeat.go",
+			},
+			absent: []string{
+				"staging token", "<private>", "WriteHeartbeat is called from", "List every caller", "Stop hook feedback",
+				"<task-notification>", "Request interrupted", "Understood, stopping here", "Sonnet 4.5", "claude-mem-context",
+				"I should look at the existing session package",
+			},
+		},
+		{
+			file: "codex-0.169.0.jsonl", golden: "bottle-codex-0.169.0.golden.md",
+			session: "01a22a09-db6a-7732-9f59-56d2b83ea053",
+			present: []string{
+				"hello RUN_TOOL please", "fourth prompt after manual compact", "FAKE-ANSWER seq 6: done.",
+				"[#call_004] exec_command — `echo hi`", "legs: 4",
+			},
+			absent: []string{"INJECTED-MARKER", "NUDGE-MARKER", "environment_context", "FAKE-SUMMARY", "skills_instructions"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			tr := parseFile(t, "testdata/"+c.file)
+			res := Render(Page{SessionID: c.session, Transcript: tr}, renderedAt)
+			if res.Mode != ModeFull || res.Gap != 0 {
+				t.Fatalf("mode %s gap %d, want full 0", res.Mode, res.Gap)
+			}
+			out := string(res.Markdown)
+			for _, s := range c.present {
+				if !strings.Contains(out, s) {
+					t.Errorf("bottle lacks %q", s)
+				}
+			}
+			for _, s := range c.absent {
+				if strings.Contains(out, s) {
+					t.Errorf("bottle contains %q", s)
+				}
+			}
+			golden(t, c.golden, res.Markdown)
+		})
+	}
+}

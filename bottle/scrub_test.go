@@ -1,0 +1,74 @@
+package bottle
+
+import (
+	"bufio"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestScrub(t *testing.T) {
+	cases := []struct{ name, in, want string }{
+		{"empty", "", ""},
+		{"no tags", "  plain text  ", "plain text"},
+		{"private", "a <private>secret</private> b", "a  b"},
+		{"every tag", "1<private>p</private>2<system-reminder>r</system-reminder>3<system_instruction>i</system_instruction>4" +
+			"<system-instruction>j</system-instruction>5<persisted-output>o</persisted-output>6<baton-context>c</baton-context>7", "1234567"},
+		{"attributes", `x<private reason="token" id=1>secret</private>y`, "xy"},
+		{"multi-line", "x<private>\nline1\nline2\n</private>y", "xy"},
+		{"non-greedy", "<private>a</private>keep<private>b</private>", "keep"},
+		{"unclosed left alone", "before <private>no end", "before <private>no end"},
+		{"stray close left alone", "text </private> more", "text </private> more"},
+		{"case-insensitive", "x<PRIVATE>s</Private>y", "xy"},
+		{"close with space", "x<private>s</private >y", "xy"},
+		{"prefix is not the tag", "x<privateer>s</privateer>y", "x<privateer>s</privateer>y"},
+		{"self-closing untouched", "x<private/>y", "x<private/>y"},
+		{"all private is empty", " <private>only</private>\n", ""},
+		{"reminder-only is empty", "<system-reminder>\nctx\n</system-reminder>", ""},
+		{"nested same tag keeps tail", "<private><private>a</private>b</private>c", "b</private>c"},
+		{"rejoined element removed", "<pri<private>x</private>vate>y</private>z", "z"},
+		{"other tags untouched", "<b>bold</b> <command-name>/x</command-name>", "<b>bold</b> <command-name>/x</command-name>"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Scrub(c.in); got != c.want {
+				t.Errorf("Scrub(%q) = %q, want %q", c.in, got, c.want)
+			}
+		})
+	}
+}
+
+// addLines seeds a fuzz corpus with every line of a real transcript.
+func addLines(f *testing.F, path string) {
+	file, err := os.Open(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer file.Close()
+	sc := bufio.NewScanner(file)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		f.Add(sc.Text() + "\n")
+	}
+}
+
+func FuzzScrub(f *testing.F) {
+	addLines(f, "testdata/claude-2.1.328.jsonl")
+	for _, s := range []string{"<private>a</private>", "<pri<private>x</private>vate>y</private>", "<private x='>'>a</private>", "<private>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := Scrub(s)
+		if len(out) > len(s) {
+			t.Fatalf("Scrub grew its input: %q → %q", s, out)
+		}
+		for i, re := range scrubPatterns {
+			if re.MatchString(out) {
+				t.Fatalf("a complete <%s> element survived: %q → %q", scrubbedTags[i], s, out)
+			}
+		}
+		if strings.TrimSpace(out) != out {
+			t.Fatalf("untrimmed output %q", out)
+		}
+	})
+}

@@ -1,0 +1,288 @@
+package bottle
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Kind says what a transcript entry is.
+type Kind uint8
+
+// The kinds of entry a reader keeps. Everything else a transcript carries
+// (attachments, API request records, queue operations, thinking, tool output)
+// is dropped while reading.
+const (
+	// KindUser is a genuine prompt typed by the person.
+	KindUser Kind = iota + 1
+	// KindAssistant is text the model showed the person.
+	KindAssistant
+	// KindToolCall is one tool invocation by the model.
+	KindToolCall
+)
+
+// String returns the kind's name.
+func (k Kind) String() string {
+	switch k {
+	case KindUser:
+		return "user"
+	case KindAssistant:
+		return "assistant"
+	case KindToolCall:
+		return "tool_call"
+	}
+	return "unknown"
+}
+
+// Entry is one kept item of a transcript, already privacy filtered.
+type Entry struct {
+	// Kind says whether this is a prompt, assistant text or a tool call.
+	Kind Kind `json:"k"`
+	// Pos is the byte offset in the transcript of the line the entry starts on.
+	Pos int64 `json:"p"`
+	// Time is the entry's timestamp as the harness recorded it (zero if absent).
+	Time time.Time `json:"t"`
+	// MessageID groups assistant entries of one model message; the reader joins
+	// text split across them.
+	MessageID string `json:"m,omitempty"`
+	// Text is the scrubbed text of a prompt or an assistant message.
+	Text string `json:"x,omitempty"`
+	// Tool is the tool name of a tool call.
+	Tool string `json:"n,omitempty"`
+	// ToolUseID is the harness's id of a tool call.
+	ToolUseID string `json:"u,omitempty"`
+	// Brief is the one-line, scrubbed gist of a tool call's input.
+	Brief string `json:"b,omitempty"`
+	// Code says Brief is a command or pattern and renders as code.
+	Code bool `json:"c,omitempty"`
+	// Done says a result for the tool call has been read.
+	Done bool `json:"d,omitempty"`
+	// Failed says the tool call's result was an error.
+	Failed bool `json:"f,omitempty"`
+}
+
+// Transcript is the parsed, privacy-filtered state of one session transcript:
+// what a bottle is rendered from. Its size follows the conversation, not the
+// tool traffic, so it is about the size of the bottle.
+type Transcript struct {
+	// Format is the harness format the transcript was read as.
+	Format Format `json:"format"`
+	// SessionID is the harness's session id, when the transcript names it.
+	SessionID string `json:"sessionId,omitempty"`
+	// Project is the working directory the session ran in.
+	Project string `json:"project,omitempty"`
+	// Started is the time of the first timestamped line.
+	Started time.Time `json:"started"`
+	// Compactions counts the compactions the transcript records.
+	Compactions int `json:"compactions"`
+	// Entries are the kept entries in transcript order.
+	Entries []Entry `json:"entries"`
+	// Skipped counts complete lines that were not valid JSON.
+	Skipped int `json:"skipped"`
+
+	calls map[string]int // tool-use id → index in Entries; rebuilt on load
+}
+
+// Prompts returns the number of genuine user prompts read so far.
+func (t *Transcript) Prompts() int {
+	n := 0
+	for i := range t.Entries {
+		if t.Entries[i].Kind == KindUser {
+			n++
+		}
+	}
+	return n
+}
+
+func (t *Transcript) observeTime(ts time.Time) {
+	if ts.IsZero() {
+		return
+	}
+	if t.Started.IsZero() || ts.Before(t.Started) {
+		t.Started = ts
+	}
+}
+
+func (t *Transcript) addUser(pos int64, ts time.Time, text string) {
+	text = Scrub(text)
+	if text == "" {
+		return
+	}
+	t.Entries = append(t.Entries, Entry{Kind: KindUser, Pos: pos, Time: ts, Text: text})
+}
+
+// addAssistant appends assistant text, joining it to an earlier entry of the
+// same message in the current turn: harnesses log one model message as
+// several lines, one content block each.
+func (t *Transcript) addAssistant(pos int64, ts time.Time, msgID, text string) {
+	text = Scrub(text)
+	if text == "" {
+		return
+	}
+	if msgID != "" {
+		for i := len(t.Entries) - 1; i >= 0; i-- {
+			e := &t.Entries[i]
+			if e.Kind == KindUser {
+				break
+			}
+			if e.Kind == KindAssistant && e.MessageID == msgID {
+				e.Text += "\n\n" + text
+				return
+			}
+		}
+	}
+	t.Entries = append(t.Entries, Entry{Kind: KindAssistant, Pos: pos, Time: ts, MessageID: msgID, Text: text})
+}
+
+func (t *Transcript) addCall(pos int64, ts time.Time, msgID, tool, id string, input []byte) {
+	brief, code := Brief(tool, input)
+	t.Entries = append(t.Entries, Entry{
+		Kind: KindToolCall, Pos: pos, Time: ts, MessageID: msgID,
+		Tool: tool, ToolUseID: id, Brief: brief, Code: code,
+	})
+	if id != "" {
+		if t.calls == nil {
+			t.calls = make(map[string]int)
+		}
+		t.calls[id] = len(t.Entries) - 1
+	}
+}
+
+func (t *Transcript) addResult(id string, failed bool) {
+	if id == "" {
+		return
+	}
+	if t.calls == nil {
+		t.calls = callIndex(t)
+	}
+	i, ok := t.calls[id]
+	if !ok {
+		return
+	}
+	t.Entries[i].Done = true
+	t.Entries[i].Failed = t.Entries[i].Failed || failed
+}
+
+// briefRule says which input key carries a tool's gist and whether it is code.
+type briefRule struct {
+	keys []string
+	code bool
+}
+
+// briefRules is the derivation table for observations without a host source.
+// Tool names are the models' vocabulary, shared by harnesses; Codex's shell
+// tools sit beside Claude Code's.
+var briefRules = map[string]briefRule{
+	"Bash":          {keys: []string{"command"}, code: true},
+	"Edit":          {keys: []string{"file_path"}},
+	"MultiEdit":     {keys: []string{"file_path"}},
+	"Write":         {keys: []string{"file_path"}},
+	"Read":          {keys: []string{"file_path"}},
+	"NotebookEdit":  {keys: []string{"notebook_path", "file_path"}},
+	"Grep":          {keys: []string{"pattern"}, code: true},
+	"Glob":          {keys: []string{"pattern"}, code: true},
+	"WebFetch":      {keys: []string{"url"}},
+	"exec_command":  {keys: []string{"cmd", "command"}, code: true},
+	"shell":         {keys: []string{"command", "cmd"}, code: true},
+	"local_shell":   {keys: []string{"command"}, code: true},
+	"shell_command": {keys: []string{"command"}, code: true},
+}
+
+// maxBrief bounds a brief in runes; a brief is a pointer, not a payload.
+const maxBrief = 160
+
+// Brief derives the one-line gist of a tool call from its JSON input: Bash →
+// the command, Edit/Write/Read/NotebookEdit → the file path, Grep/Glob → the
+// pattern, WebFetch → the URL, anything else → the first input key in sorted
+// order (an input that is not a JSON object is its own gist). It reports
+// whether the gist is code (a command or pattern). The result is privacy
+// filtered, single-line and at most 160 runes. Only the chosen value is
+// decoded, so a Write carrying a whole file costs one scan.
+func Brief(tool string, input []byte) (string, bool) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(input, &fields); err != nil || fields == nil {
+		var s string
+		if json.Unmarshal(input, &s) != nil {
+			s = string(input)
+		}
+		return oneLine(Scrub(s), maxBrief), false
+	}
+	rule, known := briefRules[tool]
+	var raw json.RawMessage
+	found := false
+	if known {
+		for _, k := range rule.keys {
+			if x, ok := fields[k]; ok {
+				raw, found = x, true
+				break
+			}
+		}
+	}
+	code := rule.code && found
+	if !found {
+		keys := make([]string, 0, len(fields))
+		for k := range fields {
+			keys = append(keys, k)
+		}
+		if len(keys) == 0 {
+			return "", false
+		}
+		sort.Strings(keys)
+		raw = fields[keys[0]]
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", false
+	}
+	return oneLine(Scrub(briefValue(v)), maxBrief), code
+}
+
+// oneLine returns the first non-empty line of s, cut to max runes, with an
+// ellipsis when anything was dropped.
+func oneLine(s string, max int) string {
+	s = strings.TrimSpace(s)
+	cut := false
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+		cut = true
+	}
+	if utf8.RuneCountInString(s) > max {
+		r := []rune(s)
+		s = string(r[:max])
+		cut = true
+	}
+	if cut {
+		s += "…"
+	}
+	return s
+}
+
+// briefValue turns an input value into text. A command given as an argv
+// array that runs a shell script (`bash -lc SCRIPT`) is shown as the script.
+func briefValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []any:
+		parts := make([]string, 0, len(x))
+		for _, p := range x {
+			s, ok := p.(string)
+			if !ok {
+				b, _ := json.Marshal(p)
+				s = string(b)
+			}
+			parts = append(parts, s)
+		}
+		if n := len(parts); n == 3 && (parts[1] == "-lc" || parts[1] == "-c") {
+			return parts[2]
+		}
+		return strings.Join(parts, " ")
+	case nil:
+		return ""
+	default:
+		b, _ := json.Marshal(x)
+		return string(b)
+	}
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/batonhq/baton/bottle"
+)
+
+// BottleCmd groups the bottle commands: `baton bottle render` and
+// `baton bottle show`.
+type BottleCmd struct {
+	Render BottleRenderCmd `cmd:"" help:"Render a transcript (Claude Code or Codex JSONL) to a bottle."`
+	Show   BottleShowCmd   `cmd:"" help:"Print a session's current bottle from $BATON_HOME/bottles."`
+}
+
+// BottleRenderCmd renders one transcript file to a bottle, with observations
+// derived from its tool calls. It reads no store and keeps no cache.
+type BottleRenderCmd struct {
+	Transcript string `required:"" type:"existingfile" help:"Path of the transcript JSONL."`
+	Out        string `type:"path" help:"Write the bottle here (atomically) instead of to stdout."`
+
+	// Stdout receives the bottle when Out is empty; nil means os.Stdout.
+	Stdout io.Writer `kong:"-"`
+	// Now is the render time; nil means time.Now.
+	Now func() time.Time `kong:"-"`
+}
+
+// Run renders the transcript and writes the bottle.
+func (c *BottleRenderCmd) Run() error {
+	f, err := os.Open(c.Transcript)
+	if err != nil {
+		return fmt.Errorf("bottle render: %w", err)
+	}
+	defer f.Close()
+	var tr bottle.Transcript
+	if _, err := tr.ReadLines(f, 0); err != nil {
+		return fmt.Errorf("bottle render: %w", err)
+	}
+	session := tr.SessionID
+	if session == "" {
+		session = strings.TrimSuffix(filepath.Base(c.Transcript), filepath.Ext(c.Transcript))
+	}
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	res := bottle.Render(bottle.Page{SessionID: session, Transcript: &tr}, now())
+	if res.Mode == bottle.ModeTimeline {
+		return fmt.Errorf("bottle render: %s holds no conversation to bottle", c.Transcript)
+	}
+	if c.Out != "" {
+		return bottle.WriteFileAtomic(c.Out, res.Markdown, 0o600)
+	}
+	w := c.Stdout
+	if w == nil {
+		w = os.Stdout
+	}
+	_, err = w.Write(res.Markdown)
+	return err
+}
+
+// BottleShowCmd prints the bottle kept for a session.
+type BottleShowCmd struct {
+	SessionID string `arg:"" name:"session-id" help:"The harness's session id."`
+
+	// Stdout receives the bottle; nil means os.Stdout.
+	Stdout io.Writer `kong:"-"`
+}
+
+// Run prints $BATON_HOME/bottles/<session>.md.
+func (c *BottleShowCmd) Run() error {
+	home, err := bottleHomeDir()
+	if err != nil {
+		return err
+	}
+	data, err := (&bottle.Bottler{Home: home}).Read(c.SessionID)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("bottle show: no bottle for session %s", c.SessionID)
+	}
+	if err != nil {
+		return fmt.Errorf("bottle show: %w", err)
+	}
+	w := c.Stdout
+	if w == nil {
+		w = os.Stdout
+	}
+	_, err = w.Write(data)
+	return err
+}
+
+// bottleHomeDir returns $BATON_HOME, or ~/.baton when it is unset.
+func bottleHomeDir() (string, error) {
+	if h := os.Getenv("BATON_HOME"); h != "" {
+		return h, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("baton home: %w", err)
+	}
+	return filepath.Join(home, ".baton"), nil
+}
