@@ -76,7 +76,7 @@ func Render(p Page, now time.Time) Result {
 
 func hasMessages(t *Transcript) bool {
 	for i := range t.Entries {
-		if k := t.Entries[i].Kind; k == KindUser || k == KindAssistant {
+		if k := t.Entries[i].Kind; (k == KindUser || k == KindAssistant) && Scrub(t.Entries[i].Text) != "" {
 			return true
 		}
 	}

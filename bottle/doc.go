@@ -1,0 +1,38 @@
+// Package bottle renders a session into a "bottle": a privacy-filtered,
+// near-lossless record of the conversation that a model reads after a
+// compaction, /clear, crash or resume to continue where the session stood.
+//
+// A bottle is a derived view, never a source of truth. It merges the
+// transcript's verbatim user and assistant messages with one-line
+// observations in place of tool traffic (a host's, or derived from the
+// transcript's own tool calls), ends with an honest tail of tool events not
+// yet observed, and is rewritten whole on every render. Its header declares
+// the rung of the degradation ladder it was rendered on: full (transcript),
+// reconstructed (stored prompts, Stop excerpts, observations and generated
+// summaries) or timeline (nothing to bottle; the caller falls back to the
+// briefing). After a compaction only a short pointer is injected; the model
+// reads the bottle itself.
+//
+// The renderer is a pure function of values and a time; the Bottler wraps
+// it with the I/O: an incremental transcript cursor with its parse cache,
+// a cross-process render lock, atomic writes, archiving, Seal and the marker
+// claim. Storage of markers and history belongs to the host (the continuity
+// Store implements MarkerArmer, MarkerClaimer and History).
+//
+// Files:
+//
+//	scrub.go       Scrub, the one privacy filter, and ContextTag
+//	transcript.go  Entry, Transcript (parsed state), Brief (tool-call gist)
+//	reader.go      Format, ReadLines (complete lines only), envelope filter
+//	claude.go      Claude Code JSONL lines
+//	codex.go       Codex CLI rollout lines
+//	observe.go     Observation, ObservationSource, Stub, Queue, DeriveObservations, FirstClause
+//	history.go     Prompt, StopExcerpt, Summary, Record, History
+//	render.go      Mode, Page, Result, Render (full and reconstructed)
+//	pointer.go     Pointer (the injected text) and Bottler.Continuation
+//	bottler.go     Bottler: Render, Read, Archive, cursor and parse cache
+//	seal.go        Drainer, Marker, MarkerArmer, MarkerClaimer, Bottler.Seal
+//	file.go        ValidateSessionID, WriteFileAtomic
+//	lock*.go       the per-session lock file (flock, LockFileEx)
+//	bench.sh       the marathon benchmarks with their ratios (see BENCH.md)
+package bottle
