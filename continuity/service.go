@@ -20,6 +20,7 @@ type Service struct {
 	lease      lease.Policy
 	triage     triage.Policy
 	ledgerKeep int
+	briefing   BriefingPolicy
 	newID      func() uuid.UUID
 }
 
@@ -39,6 +40,9 @@ func WithTriagePolicy(p triage.Policy) Option { return func(s *Service) { s.tria
 // WithLedgerRetention sets how many ledger lines each tenant keeps.
 func WithLedgerRetention(n int) Option { return func(s *Service) { s.ledgerKeep = n } }
 
+// WithBriefingPolicy replaces DefaultBriefingPolicy.
+func WithBriefingPolicy(p BriefingPolicy) Option { return func(s *Service) { s.briefing = p } }
+
 // New returns a Service over store.
 func New(store Store, opts ...Option) *Service {
 	s := &Service{
@@ -47,6 +51,7 @@ func New(store Store, opts ...Option) *Service {
 		lease:      lease.Default,
 		triage:     triage.Default,
 		ledgerKeep: DefaultLedgerRetention,
+		briefing:   DefaultBriefingPolicy,
 		newID:      mustV7,
 	}
 	for _, o := range opts {

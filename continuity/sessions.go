@@ -95,6 +95,11 @@ func (s *Service) Open(ctx context.Context, tenant string, p OpenParams) (OpenRe
 	var res OpenResult
 	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
 		now := s.clock()
+		// Opening changes the set of leased-open sessions an id-less write
+		// attributes against, so it takes the same per-project lock.
+		if err := tx.LockProject(ctx, p.Project); err != nil {
+			return err
+		}
 		row, err := tx.SessionByKey(ctx, p.Agent, p.SessionID)
 		if ErrorCode(err) == CodeNotFound {
 			row = &Session{
@@ -121,6 +126,11 @@ func (s *Service) Open(ctx context.Context, tenant string, p OpenParams) (OpenRe
 			return err
 		}
 		st := s.state(row, now)
+		if row.Project != p.Project && (st != lease.Live || p.Source == SourceStartup) {
+			if err := tx.LockProject(ctx, row.Project); err != nil {
+				return err
+			}
+		}
 		event := ""
 		reopened := false
 		switch {
@@ -241,6 +251,12 @@ func (s *Service) Heartbeat(ctx context.Context, tenant string, p HeartbeatParam
 		}
 		if err := tx.UpdateSession(ctx, row); err != nil {
 			return err
+		}
+		if p.Stop && p.LastMessageExcerpt != nil && row.LastMessageExcerpt != "" {
+			// Each Stop's excerpt is kept for degraded bottles.
+			if err := tx.InsertStopExcerpt(ctx, &StopExcerpt{ID: s.newID(), Tenant: tenant, Agent: agent, SessionID: sid, Text: row.LastMessageExcerpt, At: now}); err != nil {
+				return err
+			}
 		}
 		res = HeartbeatResult{SessionRunID: row.ID, ActivationEpoch: row.ActivationEpoch, LastSeenAt: row.LastSeenAt, Resurrected: resurrected}
 		if !resurrected {

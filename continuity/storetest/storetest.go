@@ -41,6 +41,11 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Ledger", func(t *testing.T) { testLedger(t, h) })
 	t.Run("Isolation", func(t *testing.T) { testIsolation(t, h) })
 	t.Run("Concurrency", func(t *testing.T) { testConcurrency(t, h) })
+	t.Run("Memory", func(t *testing.T) { testMemory(t, h) })
+	t.Run("Provenance", func(t *testing.T) { testProvenance(t, h) })
+	t.Run("Triage", func(t *testing.T) { testTriage(t, h) })
+	t.Run("Briefing", func(t *testing.T) { testBriefing(t, h) })
+	t.Run("Bottle", func(t *testing.T) { testBottle(t, h) })
 }
 
 // Clock is a settable test clock, safe for concurrent use.

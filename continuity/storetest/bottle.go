@@ -1,0 +1,116 @@
+package storetest
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/continuity"
+)
+
+func testBottle(t *testing.T, h Harness) {
+	ctx := context.Background()
+
+	t.Run("DoubledSessionStartClaimsOnce", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		bs := f.svc.Bottles(tenantA, agent)
+		if _, ok, err := bs.ClaimBottle(ctx, "s1"); ok || err != nil {
+			t.Fatalf("claim with nothing armed: ok %v err %v", ok, err)
+		}
+		m := bottle.Marker{SessionID: "s1", Path: "/tmp/b/s1.md", Gap: 2, Mode: bottle.Mode("full"), ArmedAt: f.clock.Now()}
+		if err := bs.ArmBottle(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		for round := range 2 {
+			const n = 8
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			var won []bottle.Marker
+			for range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					got, ok, err := bs.ClaimBottle(ctx, "s1")
+					if err != nil {
+						t.Error(err)
+					}
+					if ok {
+						mu.Lock()
+						won = append(won, got)
+						mu.Unlock()
+					}
+				}()
+			}
+			wg.Wait()
+			if len(won) != 1 {
+				t.Fatalf("round %d: %d claims won, want exactly 1", round, len(won))
+			}
+			if won[0].Path != m.Path || won[0].Gap != 2 || won[0].Mode != m.Mode || !won[0].ArmedAt.Equal(m.ArmedAt) {
+				t.Fatalf("claimed %+v, want %+v", won[0], m)
+			}
+			// A new seal re-arms a consumed marker.
+			if err := bs.ArmBottle(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Another tenant cannot claim it.
+		if _, ok, _ := f.svc.Bottles(tenantB, agent).ClaimBottle(ctx, "s1"); ok {
+			t.Fatal("tenant B claimed A's bottle")
+		}
+		if _, ok, _ := bs.ClaimBottle(ctx, "s1"); !ok {
+			t.Fatal("A's re-armed marker was lost")
+		}
+		if err := bs.ArmBottle(ctx, bottle.Marker{SessionID: "../x", Path: "p"}); err != nil && continuity.ErrorCode(err) != continuity.CodeInvalid {
+			t.Fatal(err)
+		}
+		if err := bs.ArmBottle(ctx, bottle.Marker{SessionID: "s2"}); continuity.ErrorCode(err) != continuity.CodeInvalid {
+			t.Fatalf("arm without a path: %v", err)
+		}
+	})
+
+	t.Run("History", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		bs := f.svc.Bottles(tenantA, agent)
+		mustOpen(t, f, tenantA, startup("s1"))
+		if err := bs.RecordPrompt(ctx, "s1", "fix the lease <private>pw=hunter2</private> please"); err != nil {
+			t.Fatal(err)
+		}
+		f.clock.Advance(time.Minute)
+		ex := "I fixed it."
+		if _, err := f.svc.Heartbeat(ctx, tenantA, continuity.HeartbeatParams{Agent: agent, SessionID: "s1", Stop: true, LastMessageExcerpt: &ex}); err != nil {
+			t.Fatal(err)
+		}
+		f.clock.Advance(time.Minute)
+		if err := bs.RecordPrompt(ctx, "s1", strings.Repeat("y", bottle.MaxPromptChars+10)); err != nil {
+			t.Fatal(err)
+		}
+		if err := bs.RecordPrompt(ctx, "s1", "<private>only secret</private>"); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := bs.SessionHistory(ctx, "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Project != "baton" || len(rec.Prompts) != 2 || len(rec.StopExcerpts) != 1 {
+			t.Fatalf("record = %+v", rec)
+		}
+		if strings.Contains(rec.Prompts[0].Text, "hunter2") || rec.Prompts[0].Number != 1 || rec.Prompts[0].Truncated {
+			t.Fatalf("prompt 1 = %+v", rec.Prompts[0])
+		}
+		if !rec.Prompts[1].Truncated || len([]rune(rec.Prompts[1].Text)) != bottle.MaxPromptChars || rec.Prompts[1].Number != 2 {
+			t.Fatalf("prompt 2 truncated %v len %d", rec.Prompts[1].Truncated, len(rec.Prompts[1].Text))
+		}
+		if rec.StopExcerpts[0].Text != ex || rec.StopExcerpts[0].PromptNumber != 1 {
+			t.Fatalf("excerpt = %+v", rec.StopExcerpts[0])
+		}
+		other, err := f.svc.Bottles(tenantB, agent).SessionHistory(ctx, "s1")
+		if err != nil || len(other.Prompts) != 0 || other.Project != "" {
+			t.Fatalf("tenant B reads A's history: %+v %v", other, err)
+		}
+	})
+}
