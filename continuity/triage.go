@@ -200,4 +200,3 @@ func (s *Service) Debrief(ctx context.Context, tenant string, p DebriefParams) (
 	}
 	return triage.Debrief(in), nil
 }
-

@@ -391,7 +391,10 @@ func testProvenance(t *testing.T, h Harness) {
 		var res continuity.WriteResult
 		var werr, oerr error
 		wg.Add(2)
-		go func() { defer wg.Done(); res, werr = f.svc.Remember(ctx, tenantA, remember(continuity.KindNote, "n", "x", "baton", "")) }()
+		go func() {
+			defer wg.Done()
+			res, werr = f.svc.Remember(ctx, tenantA, remember(continuity.KindNote, "n", "x", "baton", ""))
+		}()
 		go func() { defer wg.Done(); _, oerr = f.svc.Open(ctx, tenantA, startup("s2")) }()
 		wg.Wait()
 		if werr != nil || oerr != nil {
