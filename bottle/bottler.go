@@ -5,7 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
@@ -136,7 +136,7 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 	// Everything below reads its sources after the lock is taken, so of two
 	// racing renders the later one sees at least what the earlier one saw.
 	page := Page{SessionID: sessionID, Queue: q}
-	statePath := filepath.Join(b.Dir(), sessionID+".state.json")
+	statePath := filepath.Join(b.Dir(), sessionID+".state.gob")
 	if transcriptPath != "" {
 		st, err := refresh(statePath, transcriptPath)
 		switch {
@@ -190,7 +190,7 @@ func (b *Bottler) Archive(ctx context.Context, sessionID string) (string, error)
 		return "", err
 	}
 	defer func() { _ = lock.unlock() }()
-	if err := os.Remove(filepath.Join(b.Dir(), sessionID+".state.json")); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := os.Remove(filepath.Join(b.Dir(), sessionID+".state.gob")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("bottle: archive: %w", err)
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
@@ -234,8 +234,9 @@ type Cursor struct {
 	PrefixSum string `json:"prefixSum"`
 }
 
-// state is the parse cache kept beside a bottle: the cursor and everything
-// parsed up to it.
+// state is the parse cache kept beside a bottle (<session>.state.gob): the
+// cursor and everything parsed up to it, already privacy filtered. gob,
+// because a routine re-render decodes it whole and it is bottle-sized.
 type state struct {
 	Version    int        `json:"version"`
 	Cursor     Cursor     `json:"cursor"`
@@ -295,16 +296,16 @@ func readState(path string) *state {
 		return nil
 	}
 	var st state
-	if json.NewDecoder(bytes.NewReader(data)).Decode(&st) != nil || st.Version != stateVersion {
+	if gob.NewDecoder(bytes.NewReader(data)).Decode(&st) != nil || st.Version != stateVersion {
 		return nil
 	}
 	return &st
 }
 
 func writeState(path string, st *state) error {
-	data, err := json.Marshal(st)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(st); err != nil {
 		return fmt.Errorf("bottle: encode state: %w", err)
 	}
-	return WriteFileAtomic(path, data, 0o600)
+	return WriteFileAtomic(path, buf.Bytes(), 0o600)
 }

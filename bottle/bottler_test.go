@@ -117,7 +117,7 @@ func TestRenderMutex(t *testing.T) {
 	if !strings.Contains(readString(t, got.Path), "answer 20") {
 		t.Error("last turn missing")
 	}
-	st := readState(filepath.Join(b.Dir(), session+".state.json"))
+	st := readState(filepath.Join(b.Dir(), session+".state.gob"))
 	if fi, _ := os.Stat(path); st == nil || st.Cursor.Offset != fi.Size() {
 		t.Errorf("cursor %+v, file size %d", st, fi.Size())
 	}
@@ -207,7 +207,7 @@ func TestPrivacyOnEveryPath(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return readString(t, r.Path) + readString(t, filepath.Join(b.Dir(), session+".state.json"))
+			return readString(t, r.Path) + readString(t, filepath.Join(b.Dir(), session+".state.gob"))
 		},
 		"seal": func(t *testing.T, b *Bottler) string {
 			r, err := b.Seal(ctx, session, path, 0)
@@ -333,7 +333,7 @@ func TestIncrementalCursor(t *testing.T) {
 		path := writeTranscript(t, original)
 		b := &Bottler{Home: t.TempDir(), Clock: newFakeClock()}
 		first := render(b, path)
-		if err := os.WriteFile(filepath.Join(b.Dir(), session+".state.json"), []byte("{corrupt"), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(b.Dir(), session+".state.gob"), []byte("{corrupt"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		if render(b, path) != first {

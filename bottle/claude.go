@@ -1,92 +1,127 @@
 package bottle
 
 import (
-	"encoding/json"
 	"strings"
 )
 
 // claudeLine holds the fields of a Claude Code transcript line that a bottle
-// needs; every other field and entry type is ignored.
+// needs; every other field and entry type is passed over unread.
 type claudeLine struct {
-	Type             string          `json:"type"`
-	Subtype          string          `json:"subtype"`
-	IsSidechain      bool            `json:"isSidechain"`
-	IsMeta           bool            `json:"isMeta"`
-	IsCompactSummary bool            `json:"isCompactSummary"`
-	Timestamp        string          `json:"timestamp"`
-	Cwd              string          `json:"cwd"`
-	SessionID        string          `json:"sessionId"`
-	Message          json.RawMessage `json:"message"`
-}
-
-type claudeMessage struct {
-	ID      string          `json:"id"`
-	Content json.RawMessage `json:"content"`
+	typ, subtype, timestamp, cwd, sessionID string
+	sidechain, meta, compactSummary         bool
+	message                                 []byte
 }
 
 // claudeBlock is one content block. A tool result's content is deliberately
-// absent: it is the bulk of a transcript and a bottle never shows it.
+// never decoded: it is the bulk of a transcript and a bottle never shows it.
 type claudeBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	IsError   bool            `json:"is_error"`
+	typ, text, id, name, toolUseID string
+	input                          []byte
+	isError                        bool
 }
 
 // parseClaude reads one Claude Code line. It reports false only when the line
 // is not a JSON object.
 func (t *Transcript) parseClaude(pos int64, line []byte) bool {
 	var l claudeLine
-	if err := json.Unmarshal(line, &l); err != nil {
+	ok := eachField(line, func(k, v []byte) {
+		switch string(k) {
+		case `"type"`:
+			l.typ = jsonString(v)
+		case `"subtype"`:
+			l.subtype = jsonString(v)
+		case `"timestamp"`:
+			l.timestamp = jsonString(v)
+		case `"cwd"`:
+			l.cwd = jsonString(v)
+		case `"sessionId"`:
+			l.sessionID = jsonString(v)
+		case `"isSidechain"`:
+			l.sidechain = string(v) == "true"
+		case `"isMeta"`:
+			l.meta = string(v) == "true"
+		case `"isCompactSummary"`:
+			l.compactSummary = string(v) == "true"
+		case `"message"`:
+			l.message = v
+		}
+	})
+	if !ok {
 		return false
 	}
-	if l.IsSidechain {
+	if l.sidechain {
 		return true
 	}
-	ts := parseTime(l.Timestamp)
-	switch l.Type {
+	switch l.typ {
 	case "user", "assistant":
 	case "system":
-		if l.Subtype == "compact_boundary" {
+		if l.subtype == "compact_boundary" {
 			t.Compactions++
 		}
 		return true
 	default:
 		return true
 	}
+	ts := parseTime(l.timestamp)
 	t.observeTime(ts)
 	if t.Project == "" {
-		t.Project = l.Cwd
+		t.Project = l.cwd
 	}
 	if t.SessionID == "" {
-		t.SessionID = l.SessionID
+		t.SessionID = l.sessionID
 	}
-	var m claudeMessage
-	if len(l.Message) == 0 || json.Unmarshal(l.Message, &m) != nil {
-		return true
-	}
-	var blocks []claudeBlock
-	var text string
-	if len(m.Content) > 0 && m.Content[0] == '"' {
-		if json.Unmarshal(m.Content, &text) != nil {
-			return true
+	var msgID string
+	var content []byte
+	if !eachField(l.message, func(k, v []byte) {
+		switch string(k) {
+		case `"id"`:
+			msgID = jsonString(v)
+		case `"content"`:
+			content = v
 		}
-	} else if json.Unmarshal(m.Content, &blocks) != nil {
+	}) {
 		return true
 	}
-	if l.Type == "assistant" {
+	var text string
+	var blocks []claudeBlock
+	switch {
+	case len(content) > 0 && content[0] == '"':
+		text = jsonString(content)
+	case !eachElem(content, func(v []byte) {
+		var b claudeBlock
+		if eachField(v, func(k, v []byte) {
+			switch string(k) {
+			case `"type"`:
+				b.typ = jsonString(v)
+			case `"text"`:
+				b.text = jsonString(v)
+			case `"id"`:
+				b.id = jsonString(v)
+			case `"name"`:
+				b.name = jsonString(v)
+			case `"input"`:
+				b.input = v
+			case `"tool_use_id"`:
+				b.toolUseID = jsonString(v)
+			case `"is_error"`:
+				b.isError = string(v) == "true"
+			}
+		}) {
+			blocks = append(blocks, b)
+		}
+	}):
+		return true
+	}
+	if l.typ == "assistant" {
 		if text != "" {
-			t.addAssistant(pos, ts, m.ID, text)
+			t.addAssistant(pos, ts, msgID, text)
 		}
 		for _, b := range blocks {
-			switch b.Type {
+			switch b.typ {
 			case "text":
-				t.addAssistant(pos, ts, m.ID, b.Text)
+				t.addAssistant(pos, ts, msgID, b.text)
 			case "tool_use", "server_tool_use":
-				t.addCall(pos, ts, m.ID, b.Name, b.ID, b.Input)
+				t.addCall(pos, ts, msgID, b.name, b.id, b.input)
 			}
 		}
 		return true
@@ -98,16 +133,16 @@ func (t *Transcript) parseClaude(pos int64, line []byte) bool {
 		parts = append(parts, text)
 	}
 	for _, b := range blocks {
-		switch b.Type {
+		switch b.typ {
 		case "tool_result":
-			t.addResult(b.ToolUseID, b.IsError)
+			t.addResult(b.toolUseID, b.isError)
 		case "text":
-			if !isEnvelope(b.Text) {
-				parts = append(parts, b.Text)
+			if !isEnvelope(b.text) {
+				parts = append(parts, b.text)
 			}
 		}
 	}
-	if l.IsMeta || l.IsCompactSummary || len(parts) == 0 {
+	if l.meta || l.compactSummary || len(parts) == 0 {
 		return true
 	}
 	t.addUser(pos, ts, strings.Join(parts, "\n\n"))

@@ -24,6 +24,7 @@
 //	scrub.go       Scrub, the one privacy filter, and ContextTag
 //	transcript.go  Entry, Transcript (parsed state), Brief (tool-call gist)
 //	reader.go      Format, ReadLines (complete lines only), envelope filter
+//	skim.go        a JSON structure walker that skips bulk values unread
 //	claude.go      Claude Code JSONL lines
 //	codex.go       Codex CLI rollout lines
 //	observe.go     Observation, ObservationSource, Stub, Queue, DeriveObservations, FirstClause
