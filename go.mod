@@ -3,6 +3,7 @@ module github.com/batonhq/baton
 go 1.26.8
 
 require (
+	github.com/alecthomas/kong v1.17.0
 	github.com/go-playground/validator/v10 v10.30.6
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0

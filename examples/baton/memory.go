@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/alecthomas/kong"
+	"github.com/batonhq/baton/continuity"
+)
+
+// RememberCmd remembers one curated atom.
+type RememberCmd struct {
+	Kind       string   `default:"note" enum:"commitment,decision,preference,blocker,note" help:"Kind of atom."`
+	Topic      string   `required:"" help:"Short topic."`
+	Project    string   `help:"Project facet (default: the git top-level's name)."`
+	Scope      string   `help:"Scope facet."`
+	SessionRun string   `name:"session-run" help:"The sessionRunId of the run making the write."`
+	Content    []string `arg:"" help:"Content (at most 2000 characters)."`
+}
+
+// Run writes the atom and prints its id.
+func (c *RememberCmd) Run(env *Env) error {
+	ctx := context.Background()
+	svc, done, err := env.Service(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	project := c.Project
+	if project == "" {
+		project = env.Project()
+	}
+	r, err := svc.Remember(ctx, env.Tenant, continuity.RememberParams{
+		Kind: continuity.MemoryKind(c.Kind), Topic: c.Topic, Content: strings.Join(c.Content, " "),
+		Project: project, Scope: c.Scope, SessionRunID: c.SessionRun, Actor: continuity.ActorUserCLI,
+	})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(env.Stdout, r.Memory.ID)
+	return err
+}
+
+// TransitionCmd resolves, unresolves or archives a memory; which one is the
+// command's name.
+type TransitionCmd struct {
+	ID         string `arg:"" name:"memory-id" help:"The memory's id."`
+	SessionRun string `name:"session-run" help:"The sessionRunId of the run making the write."`
+}
+
+// Run applies the transition named by the command.
+func (c *TransitionCmd) Run(env *Env, kctx *kong.Context) error {
+	ctx := context.Background()
+	svc, done, err := env.Service(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	p := continuity.TransitionParams{SessionRunID: c.SessionRun, Actor: continuity.ActorUserCLI}
+	var r continuity.WriteResult
+	switch kctx.Command() {
+	case "resolve <memory-id>":
+		r, err = svc.Resolve(ctx, env.Tenant, c.ID, p)
+	case "unresolve <memory-id>":
+		r, err = svc.Unresolve(ctx, env.Tenant, c.ID, p)
+	case "archive <memory-id>":
+		r, err = svc.Archive(ctx, env.Tenant, c.ID, p)
+	default:
+		return fmt.Errorf("unknown transition %q", kctx.Command())
+	}
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(env.Stdout, "%s %s\n", r.Memory.ID, r.Memory.Status)
+	return err
+}
+
+// BriefingCmd prints the briefing.
+type BriefingCmd struct {
+	Project string `help:"Project facet (default: the git top-level's name)."`
+	Scope   string `help:"Scope facet."`
+	JSON    bool   `name:"json" help:"Print JSON."`
+}
+
+// Run prints the briefing as text or JSON.
+func (c *BriefingCmd) Run(env *Env) error {
+	ctx := context.Background()
+	svc, done, err := env.Service(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	project := c.Project
+	if project == "" {
+		project = env.Project()
+	}
+	b, err := svc.Briefing(ctx, env.Tenant, continuity.BriefingParams{Project: project, Scope: c.Scope})
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(b)
+	}
+	_, err = fmt.Fprint(env.Stdout, b.Text)
+	return err
+}
