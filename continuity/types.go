@@ -95,10 +95,8 @@ const (
 	EventSessionResumed   = "session.resumed"
 	EventSessionResurrect = "session.resurrected"
 	EventSessionClosed    = "session.closed"
-	EventSessionCompacted = "session.compacted"
 	EventTriageArmed      = "triage.armed"
 	EventTriageFinished   = "triage.finished"
-	EventMemoryWritten    = "memory.written"
 	EventBottleArmed      = "bottle.armed"
 	EventBottleClaimed    = "bottle.claimed"
 )

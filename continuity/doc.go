@@ -1,0 +1,34 @@
+// Package continuity is baton's domain service: the one place that sequences
+// the pure rules (lease, triage, provenance) and storage, so that a coding
+// agent's work carries across sessions and harnesses.
+//
+// A conversation is addressed by its natural key (tenant, agent, session id);
+// its row's id is the opaque sessionRunId that writes may carry. The Service
+// opens, heartbeats, compacts, clears and closes conversations under a lease
+// and an activation epoch; records every provider event in a receipts ledger
+// before any other work; keeps a small built-in store of curated memory whose
+// writes are attributed, at write time, to the run that made them; runs the
+// Stop triage handshake; renders the briefing and the debrief prompt; and
+// keeps the bottle marker and the history a degraded bottle is rebuilt from.
+//
+// Storage is the Store interface: tenant-scoped transactions in which every
+// multi-row decision runs. continuity/sqlstore implements it on SQLite and
+// Postgres, and continuity/storetest is the one suite every Store passes.
+// Errors carry one of a small set of codes (Code); adapters map them to
+// their transport in one table.
+//
+// Files:
+//
+//	service.go   Service, options, the clock
+//	sessions.go  Open, Heartbeat, Close, Compact, Clear, Session: the lifecycle matrix
+//	ledger.go    Receive, AppendReceipt, AppendEvent, Ledger: receipts and bounded retention
+//	memory.go    Remember, Revise, Resolve, Unresolve, Archive, Import; attribution; RunEvents
+//	triage.go    TriageBegin, TriageComplete, Debrief
+//	briefing.go  Briefing, the Briefer and Commitments interfaces
+//	bottles.go   BottleStore: the bottle marker and history for one tenant and agent
+//	privacy.go   Scrub, the one privacy filter on every persisted text
+//	store.go     Store and Tx, the storage contract
+//	types.go     the domain types and the ledger vocabulary
+//	errors.go    Error and its codes
+//	validate.go  input limits and validation
+package continuity
