@@ -24,8 +24,10 @@ func (p *ReceiptParams) normalize(tenant string) (string, error) {
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
 	p.Provider = trimField(f, "provider", p.Provider, 1, maxReceiptField)
 	p.ProviderEvent = trimField(f, "providerEvent", p.ProviderEvent, 1, maxReceiptField)
-	if p.Agent != "" && (len(p.Agent) > MaxAgentLen || !agentPattern.MatchString(p.Agent)) {
-		f["agent"] = "must match " + agentPattern.String() + " and be at most 64 characters"
+	if p.Agent != "" {
+		if r := varErr(p.Agent, "agent"); r != "" {
+			f["agent"] = r
+		}
 	}
 	p.SessionID = trimField(f, "sessionId", p.SessionID, 0, MaxSessionIDLen)
 	return tenant, fieldsErr(f)

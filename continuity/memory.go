@@ -66,12 +66,10 @@ func ParseMemoryKind(s string) (MemoryKind, bool) {
 }
 
 func checkActor(f map[string]string, a ActorKind) {
-	switch a {
-	case ActorUserCLI, ActorUserAPI, ActorWorker:
-	default:
-		f["actor"] = "must be one of user_cli user_api worker"
-	}
+	oneOf(f, "actor", string(a), string(ActorUserCLI), string(ActorUserAPI), string(ActorWorker))
 }
+
+var kindNames = []string{string(KindCommitment), string(KindDecision), string(KindPreference), string(KindBlocker), string(KindNote)}
 
 func parseRunID(f map[string]string, s string) *uuid.UUID {
 	s = strings.TrimSpace(s)
@@ -110,9 +108,7 @@ func content(f map[string]string, field, s string) string {
 func (p *RememberParams) normalize(tenant string) (string, *uuid.UUID, error) {
 	f := map[string]string{}
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
-	if _, ok := ParseMemoryKind(string(p.Kind)); !ok {
-		f["kind"] = "must be one of commitment decision preference blocker note"
-	}
+	oneOf(f, "kind", string(p.Kind), kindNames...)
 	p.Topic = trimField(f, "topic", Scrub(p.Topic), 1, MaxTopicLen)
 	p.Content = content(f, "content", p.Content)
 	p.Project = trimField(f, "project", p.Project, 0, MaxFacetLen)
@@ -175,9 +171,7 @@ func (s *Service) Revise(ctx context.Context, tenant, id string, p ReviseParams)
 		f["id"] = "must be a UUID"
 	}
 	if p.Kind != "" {
-		if _, ok := ParseMemoryKind(string(p.Kind)); !ok {
-			f["kind"] = "must be one of commitment decision preference blocker note"
-		}
+		oneOf(f, "kind", string(p.Kind), kindNames...)
 	}
 	if p.Topic != "" {
 		p.Topic = trimField(f, "topic", Scrub(p.Topic), 1, MaxTopicLen)
@@ -345,9 +339,7 @@ func ParseImport(raw []byte) (ImportParams, error) {
 func (s *Service) Import(ctx context.Context, tenant string, p ImportParams, actor ActorKind) (WriteResult, error) {
 	f := map[string]string{}
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
-	if _, ok := ParseMemoryKind(string(p.Kind)); !ok {
-		f["kind"] = "must be one of commitment decision preference blocker note"
-	}
+	oneOf(f, "kind", string(p.Kind), kindNames...)
 	p.Topic = trimField(f, "topic", Scrub(p.Topic), 1, MaxTopicLen)
 	p.Content = content(f, "content", p.Content)
 	p.Project = trimField(f, "project", p.Project, 0, MaxFacetLen)

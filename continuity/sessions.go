@@ -49,9 +49,7 @@ func (p *OpenParams) normalize(tenant string) (string, error) {
 		f = map[string]string{}
 	}
 	p.Agent, p.SessionID = agent, sid
-	if p.Source != SourceStartup && p.Source != SourceResume {
-		f["source"] = "must be one of startup resume"
-	}
+	oneOf(f, "source", string(p.Source), string(SourceStartup), string(SourceResume))
 	p.Project = trimField(f, "project", p.Project, 0, MaxFacetLen)
 	p.Scope = trimField(f, "scope", p.Scope, 0, MaxFacetLen)
 	for k, v := range p.Selector {

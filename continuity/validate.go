@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/go-playground/validator/v10"
 )
@@ -45,71 +44,42 @@ func validatorInstance() *validator.Validate {
 			s := fl.Field().String()
 			return len(s) <= MaxAgentLen && agentPattern.MatchString(s)
 		})
-		// runes counts characters, not bytes, after trimming.
-		_ = v.RegisterValidation("trimmed", func(fl validator.FieldLevel) bool {
-			s := fl.Field().String()
-			return strings.TrimSpace(s) == s
-		})
 		validate = v
 	})
 	return validate
 }
 
-// check validates a params struct and translates every failure into one
-// invalid error naming each field.
-func check(p any) error {
-	err := validatorInstance().Struct(p)
+// varErr validates one value against a validator tag and returns the
+// reason it failed, or "".
+func varErr(v any, tag string) string {
+	err := validatorInstance().Var(v, tag)
 	if err == nil {
-		return nil
+		return ""
 	}
 	var verrs validator.ValidationErrors
-	if !errors.As(err, &verrs) {
-		return &Error{Code: CodeInternal, Message: "validation failed", Err: err}
+	if errors.As(err, &verrs) && len(verrs) > 0 {
+		return reason(verrs[0])
 	}
-	fields := make(map[string]string, len(verrs))
-	for _, fe := range verrs {
-		fields[fieldPath(fe)] = reason(fe)
-	}
-	return &Error{Code: CodeInvalid, Message: "invalid input", Fields: fields}
+	return "is not valid"
 }
 
-func fieldPath(fe validator.FieldError) string {
-	ns := fe.Namespace()
-	if _, rest, ok := strings.Cut(ns, "."); ok {
-		return rest
+// oneOf records a reason for field when v is not one of the listed values.
+func oneOf(fields map[string]string, name, v string, values ...string) {
+	if r := varErr(v, "required,oneof="+strings.Join(values, " ")); r != "" {
+		fields[name] = "must be one of " + strings.Join(values, " ")
 	}
-	return fe.Field()
 }
 
-func reason(fe validator.FieldError) string {
-	switch fe.Tag() {
-	case "required":
-		return "is required"
-	case "max":
-		return "must be at most " + fe.Param() + " characters"
-	case "min":
-		return "must be at least " + fe.Param() + " characters"
-	case "agent":
-		return fmt.Sprintf("must match %s and be at most %d characters", agentPattern, MaxAgentLen)
-	case "oneof":
-		return "must be one of " + fe.Param()
-	case "uuid":
-		return "must be a UUID"
-	}
-	return "failed " + fe.Tag()
-}
-
-// trimField trims a free-text field and checks its length in characters.
+// trimField trims a free-text field and validates its length in characters
+// (validator counts runes, not bytes).
 func trimField(fields map[string]string, name, v string, min, max int) string {
 	v = strings.TrimSpace(v)
-	n := utf8.RuneCountInString(v)
-	switch {
-	case n < min && min == 1:
-		fields[name] = "is required"
-	case n < min:
-		fields[name] = fmt.Sprintf("must be at least %d characters", min)
-	case n > max:
-		fields[name] = fmt.Sprintf("must be at most %d characters", max)
+	tag := fmt.Sprintf("max=%d", max)
+	if min > 0 {
+		tag = fmt.Sprintf("required,min=%d,max=%d", min, max)
+	}
+	if r := varErr(v, tag); r != "" {
+		fields[name] = r
 	}
 	return v
 }
@@ -126,11 +96,29 @@ func fieldsErr(fields map[string]string) error {
 func sessionKey(tenant, agent, sessionID string) (string, string, string, error) {
 	f := map[string]string{}
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
-	if agent == "" {
-		f["agent"] = "is required"
-	} else if len(agent) > MaxAgentLen || !agentPattern.MatchString(agent) {
-		f["agent"] = fmt.Sprintf("must match %s and be at most %d characters", agentPattern, MaxAgentLen)
+	if r := varErr(agent, "required,agent"); r != "" {
+		f["agent"] = r
 	}
 	sessionID = trimField(f, "sessionId", sessionID, 1, MaxSessionIDLen)
 	return tenant, agent, sessionID, fieldsErr(f)
+}
+
+// reason renders a validator failure as a short phrase for the field.
+func reason(fe validator.FieldError) string {
+	switch fe.Tag() {
+	case "required":
+		return "is required"
+	case "min":
+		if fe.Param() == "1" {
+			return "is required"
+		}
+		return "must be at least " + fe.Param() + " characters"
+	case "max":
+		return "must be at most " + fe.Param() + " characters"
+	case "agent":
+		return fmt.Sprintf("must match %s and be at most %d characters", agentPattern, MaxAgentLen)
+	case "oneof":
+		return "must be one of " + fe.Param()
+	}
+	return "failed " + fe.Tag()
 }
