@@ -91,9 +91,8 @@ type SealResult struct {
 // Seal is what PreCompact runs: it waits, within budget, for the host's
 // pending observations to be written, renders the bottle with whatever is
 // still pending as an honest tail, and arms the injection marker. budget 0
-// means DefaultSealBudget and is capped at MaxSealBudget; ctx ending also
-// ends the wait (the render then fails with ctx's error only if it cannot
-// take the lock). The wait ends early when the host is drained, or when
+// means DefaultSealBudget and is capped at MaxSealBudget. ctx ending also
+// ends the wait; the render that follows still runs under ctx. The wait ends early when the host is drained, or when
 // its generator has been dead (pending work, nothing working) across two
 // consecutive wake-ups spanning at least two ticks, a grace that absorbs the
 // moment between an enqueue and its generator starting. With no Drainer the
