@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/batonhq/baton/lease"
 	"github.com/batonhq/baton/triage"
@@ -54,10 +55,7 @@ func (s *Service) TriageBegin(ctx context.Context, tenant string, p TriageParams
 		if err != nil {
 			return &Error{Code: CodeInternal, Message: "the session row has an unknown triage status", Err: err}
 		}
-		b := s.triage.Begin(triage.Row{
-			Live: s.state(row, now) == lease.Live, Status: st, AttemptID: row.TriageAttemptID,
-			Watermark: row.TriagedEventIDs, StopCount: row.StopCount, OpenedAt: row.OpenedAt,
-		}, visible.triage(), s.newID(), now)
+		b := s.triage.Begin(s.triageRow(row, st, now), visible.triage(), s.newID(), now)
 		res = TriageBeginResult{SessionRunID: row.ID, Armed: b.Armed, AttemptID: b.AttemptID, TriageStatus: b.Status, Reason: b.Reason}
 		if !b.Changed {
 			return nil
@@ -78,6 +76,14 @@ func (s *Service) TriageBegin(ctx context.Context, tenant string, p TriageParams
 		return tx.AppendLedger(ctx, s.ledgerKeep, s.entry(event, now, row, fields))
 	})
 	return res, err
+}
+
+// triageRow is the part of a session row the triage rules read.
+func (s *Service) triageRow(row *Session, st triage.Status, now time.Time) triage.Row {
+	return triage.Row{
+		Live: s.state(row, now) == lease.Live, Status: st, AttemptID: row.TriageAttemptID,
+		Watermark: row.TriagedEventIDs, StopCount: row.StopCount, OpenedAt: row.OpenedAt,
+	}
 }
 
 // TriageCompleteParams finalizes an attempt.
@@ -128,10 +134,7 @@ func (s *Service) TriageComplete(ctx context.Context, tenant string, p TriageCom
 			return err
 		}
 		st, _ := triage.ParseStatus(row.TriageStatus)
-		c, err := s.triage.Complete(triage.Row{
-			Live: s.state(row, now) == lease.Live, Status: st, AttemptID: row.TriageAttemptID,
-			Watermark: row.TriagedEventIDs, StopCount: row.StopCount, OpenedAt: row.OpenedAt,
-		}, attempt, visible.triage())
+		c, err := s.triage.Complete(s.triageRow(row, st, now), attempt, visible.triage())
 		if errors.Is(err, triage.ErrConflict) {
 			return &Error{Code: CodeConflict, Message: "the attempt is not the pending one", Err: err}
 		}

@@ -44,6 +44,22 @@ func runEvents(t *testing.T, f *fixture, tenant string, run uuid.UUID) []provena
 	}
 }
 
+// flood attributes n events to the run directly through the store, to push
+// it past the per-run ceiling without n writes through the service.
+func flood(t *testing.T, f *fixture, run uuid.UUID, n int) {
+	t.Helper()
+	events := make([]continuity.MemoryEvent, n)
+	for i := range events {
+		events[i] = continuity.MemoryEvent{ID: uuid.Must(uuid.NewV7()), MemoryID: uuid.New(), Kind: continuity.EventCreate,
+			ActorKind: continuity.ActorUserAPI, SessionRunID: run, CreatedAt: f.clock.Now()}
+	}
+	if err := f.store.Write(context.Background(), tenantA, func(ctx context.Context, tx continuity.Tx) error {
+		return tx.InsertMemoryEvents(ctx, events...)
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func kinds(items []provenance.Item) string {
 	var b []string
 	for _, it := range items {
@@ -480,16 +496,7 @@ func testProvenance(t *testing.T, h Harness) {
 		t.Parallel()
 		f := newFixture(t, h)
 		run := mustOpen(t, f, tenantA, startup("s1")).SessionRunID
-		events := make([]continuity.MemoryEvent, provenance.Ceiling+1)
-		for i := range events {
-			events[i] = continuity.MemoryEvent{ID: uuid.Must(uuid.NewV7()), MemoryID: uuid.New(), Kind: continuity.EventCreate,
-				ActorKind: continuity.ActorUserAPI, SessionRunID: run, CreatedAt: f.clock.Now()}
-		}
-		if err := f.store.Write(ctx, tenantA, func(ctx context.Context, tx continuity.Tx) error {
-			return tx.InsertMemoryEvents(ctx, events...)
-		}); err != nil {
-			t.Fatal(err)
-		}
+		flood(t, f, run, provenance.Ceiling+1)
 		items := 0
 		cursor := ""
 		truncated := false

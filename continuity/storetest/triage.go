@@ -163,16 +163,7 @@ func testTriage(t *testing.T, h Harness) {
 		t.Parallel()
 		f := newFixture(t, h)
 		run := mustOpen(t, f, tenantA, startup("s1")).SessionRunID
-		events := make([]continuity.MemoryEvent, provenance.Ceiling+1)
-		for i := range events {
-			events[i] = continuity.MemoryEvent{ID: uuid.Must(uuid.NewV7()), MemoryID: uuid.New(), Kind: continuity.EventCreate,
-				ActorKind: continuity.ActorUserAPI, SessionRunID: run, CreatedAt: f.clock.Now()}
-		}
-		if err := f.store.Write(ctx, tenantA, func(ctx context.Context, tx continuity.Tx) error {
-			return tx.InsertMemoryEvents(ctx, events...)
-		}); err != nil {
-			t.Fatal(err)
-		}
+		flood(t, f, run, provenance.Ceiling+1)
 		for i := range 2 {
 			if r := begin(t, f); r.Armed || r.Reason != triage.ReasonOverflowed || r.TriageStatus != triage.Overflowed {
 				t.Fatalf("begin %d on a truncated run = %+v", i, r)
@@ -190,16 +181,7 @@ func testTriage(t *testing.T, h Harness) {
 		run := mustOpen(t, f, tenantA, startup("s1")).SessionRunID
 		stops(t, f, 3)
 		armed := begin(t, f)
-		events := make([]continuity.MemoryEvent, provenance.Ceiling+1)
-		for i := range events {
-			events[i] = continuity.MemoryEvent{ID: uuid.Must(uuid.NewV7()), MemoryID: uuid.New(), Kind: continuity.EventCreate,
-				ActorKind: continuity.ActorUserAPI, SessionRunID: run, CreatedAt: f.clock.Now()}
-		}
-		if err := f.store.Write(ctx, tenantA, func(ctx context.Context, tx continuity.Tx) error {
-			return tx.InsertMemoryEvents(ctx, events...)
-		}); err != nil {
-			t.Fatal(err)
-		}
+		flood(t, f, run, provenance.Ceiling+1)
 		if done := complete(t, f, armed.AttemptID); done.TriageStatus != triage.Overflowed || !done.Truncated {
 			t.Fatalf("complete = %+v, want overflowed", done)
 		}
