@@ -32,9 +32,9 @@ type Page struct {
 	Transcript *Transcript
 	// Record is the stored history, used when Transcript is nil.
 	Record *Record
-	// Observations are the host's observations. Ignored for a full render
-	// unless HostObservations is set: then they are derived from the
-	// transcript's tool calls.
+	// Observations are the host's observations, used only when
+	// HostObservations is set; otherwise a full render derives them from
+	// the transcript's tool calls.
 	Observations []Observation
 	// HostObservations says Observations came from a host source.
 	HostObservations bool
