@@ -43,19 +43,11 @@ func (s *Service) TriageBegin(ctx context.Context, tenant string, p TriageParams
 	var res TriageBeginResult
 	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
 		now := s.clock()
-		row, err := tx.SessionByKey(ctx, agent, sid)
+		row, tr, visible, err := s.triageRead(ctx, tx, agent, sid, now)
 		if err != nil {
 			return err
 		}
-		visible, err := s.listing(ctx, tx, row.ID)
-		if err != nil {
-			return err
-		}
-		st, err := triage.ParseStatus(row.TriageStatus)
-		if err != nil {
-			return &Error{Code: CodeInternal, Message: "the session row has an unknown triage status", Err: err}
-		}
-		b := s.triage.Begin(s.triageRow(row, st, now), visible.triage(), s.newID(), now)
+		b := s.triage.Begin(tr, visible.triage(), s.newID(), now)
 		res = TriageBeginResult{SessionRunID: row.ID, Armed: b.Armed, AttemptID: b.AttemptID, TriageStatus: b.Status, Reason: b.Reason}
 		if !b.Changed {
 			return nil
@@ -78,12 +70,25 @@ func (s *Service) TriageBegin(ctx context.Context, tenant string, p TriageParams
 	return res, err
 }
 
-// triageRow is the part of a session row the triage rules read.
-func (s *Service) triageRow(row *Session, st triage.Status, now time.Time) triage.Row {
-	return triage.Row{
+// triageRead reads, inside the handshake's transaction, the locked session
+// row, the part of it the triage rules read, and the run's event listing.
+func (s *Service) triageRead(ctx context.Context, tx Tx, agent, sid string, now time.Time) (*Session, triage.Row, runListing, error) {
+	row, err := tx.SessionByKey(ctx, agent, sid)
+	if err != nil {
+		return nil, triage.Row{}, runListing{}, err
+	}
+	visible, err := s.listing(ctx, tx, row.ID)
+	if err != nil {
+		return nil, triage.Row{}, runListing{}, err
+	}
+	st, err := triage.ParseStatus(row.TriageStatus)
+	if err != nil {
+		return nil, triage.Row{}, runListing{}, &Error{Code: CodeInternal, Message: "the session row has an unknown triage status", Err: err}
+	}
+	return row, triage.Row{
 		Live: s.state(row, now) == lease.Live, Status: st, AttemptID: row.TriageAttemptID,
 		Watermark: row.TriagedEventIDs, StopCount: row.StopCount, OpenedAt: row.OpenedAt,
-	}
+	}, visible, nil
 }
 
 // TriageCompleteParams finalizes an attempt.
@@ -125,16 +130,11 @@ func (s *Service) TriageComplete(ctx context.Context, tenant string, p TriageCom
 	var res TriageCompleteResult
 	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
 		now := s.clock()
-		row, err := tx.SessionByKey(ctx, agent, sid)
+		row, tr, visible, err := s.triageRead(ctx, tx, agent, sid, now)
 		if err != nil {
 			return err
 		}
-		visible, err := s.listing(ctx, tx, row.ID)
-		if err != nil {
-			return err
-		}
-		st, _ := triage.ParseStatus(row.TriageStatus)
-		c, err := s.triage.Complete(s.triageRow(row, st, now), attempt, visible.triage())
+		c, err := s.triage.Complete(tr, attempt, visible.triage())
 		if errors.Is(err, triage.ErrConflict) {
 			return &Error{Code: CodeConflict, Message: "the attempt is not the pending one", Err: err}
 		}
