@@ -101,7 +101,7 @@ func (b *BottleStore) SessionHistory(ctx context.Context, sessionID string) (bot
 		row, err := tx.SessionByKey(ctx, b.agent, sid)
 		switch ErrorCode(err) {
 		case "":
-			rec.Project, rec.Started = row.Project, row.OpenedAt
+			rec.Project, rec.Started, rec.Compactions = row.Project, row.OpenedAt, row.Compactions
 		case CodeNotFound:
 		default:
 			return err

@@ -217,6 +217,10 @@ type HeartbeatResult struct {
 //
 // Errors: invalid, not_found.
 func (s *Service) Heartbeat(ctx context.Context, tenant string, p HeartbeatParams) (HeartbeatResult, error) {
+	return s.heartbeat(ctx, tenant, p, false)
+}
+
+func (s *Service) heartbeat(ctx context.Context, tenant string, p HeartbeatParams, compact bool) (HeartbeatResult, error) {
 	tenant, agent, sid, err := sessionKey(tenant, p.Agent, p.SessionID)
 	f := ErrorFields(err)
 	if p.LastMessageExcerpt != nil && utf8.RuneCountInString(*p.LastMessageExcerpt) > MaxExcerptLen {
@@ -246,6 +250,9 @@ func (s *Service) Heartbeat(ctx context.Context, tenant string, p HeartbeatParam
 		}
 		if p.Stop {
 			row.StopCount++
+		}
+		if compact {
+			row.Compactions++
 		}
 		if err := tx.UpdateSession(ctx, row); err != nil {
 			return err
@@ -316,11 +323,12 @@ func (s *Service) Close(ctx context.Context, tenant string, p CloseParams) (Clos
 }
 
 // Compact recovers the sessionRunId after a compaction: a heartbeat, so the
-// epoch is unchanged on a live row and the briefing fields are untouched.
+// epoch is unchanged on a live row and the briefing fields are untouched. It
+// also counts the compaction, which a bottle shows as its legs.
 //
 // Errors: invalid, not_found.
 func (s *Service) Compact(ctx context.Context, tenant string, p HeartbeatParams) (HeartbeatResult, error) {
-	return s.Heartbeat(ctx, tenant, p)
+	return s.heartbeat(ctx, tenant, p, true)
 }
 
 // ClearResult is the outcome of a /clear activation.

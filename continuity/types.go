@@ -26,6 +26,8 @@ type Session struct {
 	ClosedAt        *time.Time
 	ActivationEpoch int
 	StopCount       int
+	// Compactions counts the compactions the conversation went through.
+	Compactions int
 
 	TriageStatus    string
 	TriageAttemptID uuid.UUID

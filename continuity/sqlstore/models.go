@@ -74,6 +74,7 @@ type sessionModel struct {
 	LastSeenAt          time.Time  `bun:"last_seen_at"`
 	ActivationEpoch     int        `bun:"activation_epoch"`
 	StopCount           int        `bun:"stop_count"`
+	Compactions         int        `bun:"compactions"`
 	TriageStatus        string     `bun:"triage_status"`
 	TriageAttemptID     *uuid.UUID `bun:"triage_attempt_id,type:uuid"`
 	LastTriagedEventIDs string     `bun:"last_triaged_event_ids"`
@@ -95,7 +96,7 @@ func toSessionModel(s *continuity.Session) *sessionModel {
 		ID: s.ID, UserID: s.Tenant, Agent: s.Agent, SessionID: s.SessionID, Source: string(s.Source),
 		Project: nullString(s.Project), Scope: nullString(s.Scope), Selector: s.Selector.Canonical(),
 		OpenedAt: utc(s.OpenedAt), ClosedAt: utcPtr(s.ClosedAt), LastSeenAt: utc(s.LastSeenAt),
-		ActivationEpoch: s.ActivationEpoch, StopCount: s.StopCount, TriageStatus: s.TriageStatus,
+		ActivationEpoch: s.ActivationEpoch, StopCount: s.StopCount, Compactions: s.Compactions, TriageStatus: s.TriageStatus,
 		TriageAttemptID: nullUUID(s.TriageAttemptID), LastTriagedEventIDs: mustJSON(ids),
 		BriefingDeliveredAt: utcPtr(s.BriefingDeliveredAt), BriefedMemories: mustJSON(briefed),
 		LastMessageExcerpt: nullString(s.LastMessageExcerpt),
@@ -107,7 +108,7 @@ func (m *sessionModel) session() (*continuity.Session, error) {
 		ID: m.ID, Tenant: m.UserID, Agent: m.Agent, SessionID: m.SessionID, Source: continuity.Source(m.Source),
 		Project: fromNullString(m.Project), Scope: fromNullString(m.Scope),
 		OpenedAt: utc(m.OpenedAt), ClosedAt: utcPtr(m.ClosedAt), LastSeenAt: utc(m.LastSeenAt),
-		ActivationEpoch: m.ActivationEpoch, StopCount: m.StopCount, TriageStatus: m.TriageStatus,
+		ActivationEpoch: m.ActivationEpoch, StopCount: m.StopCount, Compactions: m.Compactions, TriageStatus: m.TriageStatus,
 		TriageAttemptID: fromNullUUID(m.TriageAttemptID), BriefingDeliveredAt: utcPtr(m.BriefingDeliveredAt),
 		LastMessageExcerpt: fromNullString(m.LastMessageExcerpt),
 	}

@@ -80,6 +80,9 @@ func testBottle(t *testing.T, h Harness) {
 		if err := bs.RecordPrompt(ctx, "s1", "fix the lease <private>pw=hunter2</private> please"); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := f.svc.Compact(ctx, tenantA, continuity.HeartbeatParams{Agent: agent, SessionID: "s1"}); err != nil {
+			t.Fatal(err)
+		}
 		f.clock.Advance(time.Minute)
 		ex := "I fixed it."
 		if _, err := f.svc.Heartbeat(ctx, tenantA, continuity.HeartbeatParams{Agent: agent, SessionID: "s1", Stop: true, LastMessageExcerpt: &ex}); err != nil {
@@ -96,7 +99,7 @@ func testBottle(t *testing.T, h Harness) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rec.Project != "baton" || len(rec.Prompts) != 2 || len(rec.StopExcerpts) != 1 {
+		if rec.Project != "baton" || rec.Compactions != 1 || len(rec.Prompts) != 2 || len(rec.StopExcerpts) != 1 {
 			t.Fatalf("record = %+v", rec)
 		}
 		if strings.Contains(rec.Prompts[0].Text, "hunter2") || rec.Prompts[0].Number != 1 || rec.Prompts[0].Truncated {

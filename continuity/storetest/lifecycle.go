@@ -373,8 +373,12 @@ func testLifecycle(t *testing.T, h Harness) {
 		if c.SessionRunID != r.SessionRunID || c.ActivationEpoch != 1 || c.Resurrected {
 			t.Fatalf("compact = %+v, want run %v at epoch 1", c, r.SessionRunID)
 		}
-		if v := view(t, f, tenantA, "s1"); v.BriefingDeliveredAt == nil || !v.BriefingDeliveredAt.Equal(r.OpenedAt) {
+		v := view(t, f, tenantA, "s1")
+		if v.BriefingDeliveredAt == nil || !v.BriefingDeliveredAt.Equal(r.OpenedAt) {
 			t.Fatalf("compact restamped the briefing: %v", v.BriefingDeliveredAt)
+		}
+		if v.Compactions != 1 || v.StopCount != 0 {
+			t.Fatalf("compactions %d stops %d, want 1 and 0", v.Compactions, v.StopCount)
 		}
 	})
 

@@ -16,6 +16,7 @@ CREATE TABLE agent_sessions (
     last_seen_at           {{time}} NOT NULL,
     activation_epoch       INTEGER NOT NULL,
     stop_count             INTEGER NOT NULL DEFAULT 0,
+    compactions            INTEGER NOT NULL DEFAULT 0,
     triage_status          TEXT NOT NULL DEFAULT 'idle',
     triage_attempt_id      {{uuid}} NULL,
     last_triaged_event_ids {{json}} NOT NULL,
