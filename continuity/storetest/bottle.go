@@ -116,4 +116,57 @@ func testBottle(t *testing.T, h Harness) {
 			t.Fatalf("tenant B reads A's history: %+v %v", other, err)
 		}
 	})
+
+	t.Run("DegradedBottleFromTheStore", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		bs := f.svc.Bottles(tenantA, agent)
+		mustOpen(t, f, tenantA, startup("s1"))
+		if err := bs.RecordPrompt(ctx, "s1", "refactor the lease <private>pw=hunter2</private> now"); err != nil {
+			t.Fatal(err)
+		}
+		f.clock.Advance(time.Minute)
+		ex := "Refactored; tests pass."
+		if _, err := f.svc.Heartbeat(ctx, tenantA, continuity.HeartbeatParams{Agent: agent, SessionID: "s1", Stop: true, LastMessageExcerpt: &ex}); err != nil {
+			t.Fatal(err)
+		}
+		bt := &bottle.Bottler{Home: t.TempDir(), History: bs, Marker: bs, Clock: testClock{f.clock}}
+		// The transcript is gone: the ladder reconstructs from the store.
+		res, err := bt.Seal(ctx, "s1", "/nonexistent/transcript.jsonl", time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Sealed || res.Mode != bottle.ModeReconstructed || !res.Armed {
+			t.Fatalf("seal = %+v, want a reconstructed bottle with its marker armed", res)
+		}
+		body, err := bt.Read("s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(body)
+		if !strings.Contains(text, "mode: reconstructed") || !strings.Contains(text, "refactor the lease") || !strings.Contains(text, ex) || strings.Contains(text, "hunter2") {
+			t.Fatalf("reconstructed bottle:\n%s", text)
+		}
+		ptr, ok, err := bt.Continuation(ctx, bs, "s1")
+		if err != nil || !ok || !strings.Contains(ptr, res.Path) {
+			t.Fatalf("continuation = %q %v %v", ptr, ok, err)
+		}
+		if _, again, err := bt.Continuation(ctx, bs, "s1"); again || err != nil {
+			t.Fatalf("a second continuation injected again: %v %v", again, err)
+		}
+		// Nothing stored for a session: the timeline rung, no marker.
+		none, err := bt.Seal(ctx, "s2", "", time.Second)
+		if err != nil || none.Sealed || none.Mode != bottle.ModeTimeline {
+			t.Fatalf("seal with nothing stored = %+v %v", none, err)
+		}
+		if _, ok, _ := bs.ClaimBottle(ctx, "s2"); ok {
+			t.Fatal("a timeline seal armed a marker")
+		}
+	})
 }
+
+// testClock adapts the suite's clock to bottle.Clock; waits are real.
+type testClock struct{ c *Clock }
+
+func (t testClock) Now() time.Time                         { return t.c.Now() }
+func (t testClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
