@@ -20,7 +20,7 @@
 // Files:
 //
 //	service.go   Service, options, the clock
-//	sessions.go  Open, Heartbeat, Close, Compact, Clear, Session: the lifecycle matrix
+//	sessions.go  Open, Heartbeat, Close, Compact, Clear, Session, Sweep: the lifecycle matrix
 //	ledger.go    Receive, AppendReceipt, AppendEvent, Ledger: receipts and bounded retention
 //	memory.go    Remember, Revise, Resolve, Unresolve, Archive, Import; attribution; RunEvents
 //	triage.go    TriageBegin, TriageComplete, Debrief

@@ -396,3 +396,58 @@ func ParseMemoryStatus(s string) (MemoryStatus, error) {
 	}
 	return "", errors.New("unknown status " + strconv.Quote(strings.TrimSpace(s)))
 }
+
+// MaxSweep bounds the rows one Sweep call closes.
+const MaxSweep = 500
+
+// SweepResult lists the runs a sweep closed.
+type SweepResult struct {
+	Swept []uuid.UUID `json:"swept"`
+}
+
+// Sweep stamps closed_at on the tenant's rows whose lease lapsed more than
+// the sweep grace ago (lease.Policy.Sweepable), at most limit rows (1-500).
+// It changes no attribution: implicit close is already evaluated on every
+// read and write, and a swept row still resurrects, because its closed_at
+// lands outside the explicit-close window. What a sweep adds is a stamped
+// close that a closer or the doctor can find.
+//
+// Errors: invalid.
+func (s *Service) Sweep(ctx context.Context, tenant string, limit int) (SweepResult, error) {
+	f := map[string]string{}
+	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
+	if limit < 1 || limit > MaxSweep {
+		f["limit"] = "must be between 1 and " + strconv.Itoa(MaxSweep)
+	}
+	if err := fieldsErr(f); err != nil {
+		return SweepResult{}, err
+	}
+	res := SweepResult{Swept: []uuid.UUID{}}
+	err := s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		now := s.clock()
+		res.Swept = res.Swept[:0]
+		rows, err := tx.StaleSessions(ctx, s.lease.SweepFloor(now), limit)
+		if err != nil {
+			return err
+		}
+		for i := range rows {
+			row := &rows[i]
+			if !s.lease.Sweepable(lease.Row{LastSeenAt: row.LastSeenAt, ClosedAt: row.ClosedAt}, now) {
+				continue
+			}
+			t := now
+			row.ClosedAt = &t
+			if err := tx.UpdateSession(ctx, row); err != nil {
+				return err
+			}
+			if err := tx.AppendLedger(ctx, s.ledgerKeep, s.entry(EventSessionSwept, now, row, map[string]string{
+				"epoch": strconv.Itoa(row.ActivationEpoch),
+			})); err != nil {
+				return err
+			}
+			res.Swept = append(res.Swept, row.ID)
+		}
+		return nil
+	})
+	return res, err
+}

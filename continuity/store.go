@@ -45,6 +45,11 @@ type Tx interface {
 	// OpenSessions returns the rows with no closed_at for the project (""
 	// matches rows with no project). Callers evaluate the lease themselves.
 	OpenSessions(ctx context.Context, project string) ([]Session, error)
+	// StaleSessions returns up to limit rows with no closed_at whose
+	// last_seen_at is before the instant, oldest first, locked for the rest
+	// of a write transaction; on Postgres rows another sweeper holds are
+	// skipped, so several replicas can sweep at once.
+	StaleSessions(ctx context.Context, before time.Time, limit int) ([]Session, error)
 	// LockProject serializes decisions about one (tenant, project) until
 	// the transaction ends: pg_advisory_xact_lock on Postgres; the
 	// immediate transaction already serializes writers on SQLite.

@@ -97,6 +97,7 @@ const (
 	EventSessionResumed   = "session.resumed"
 	EventSessionResurrect = "session.resurrected"
 	EventSessionClosed    = "session.closed"
+	EventSessionSwept     = "session.swept"
 	EventTriageArmed      = "triage.armed"
 	EventTriageFinished   = "triage.finished"
 	EventBottleArmed      = "bottle.armed"

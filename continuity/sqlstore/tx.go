@@ -100,6 +100,23 @@ func (t *tx) OpenSessions(ctx context.Context, project string) ([]continuity.Ses
 	if err := q.OrderExpr("id").Scan(ctx); err != nil {
 		return nil, err
 	}
+	return sessions(ms)
+}
+
+func (t *tx) StaleSessions(ctx context.Context, before time.Time, limit int) ([]continuity.Session, error) {
+	var ms []sessionModel
+	q := t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant).Where("closed_at IS NULL").
+		Where("last_seen_at < ?", utc(before)).OrderExpr("last_seen_at, id").Limit(int64(limit))
+	if t.s.postgres && t.write {
+		q = q.For("UPDATE SKIP LOCKED")
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, err
+	}
+	return sessions(ms)
+}
+
+func sessions(ms []sessionModel) ([]continuity.Session, error) {
 	out := make([]continuity.Session, 0, len(ms))
 	for i := range ms {
 		s, err := ms[i].session()

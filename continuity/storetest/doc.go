@@ -13,6 +13,10 @@
 //
 //	storetest.go   Harness, Run, Main (child processes), the test clock
 //	lifecycle.go   the open/heartbeat/close/compact/clear matrix, lease boundaries, validation
+//	sweep.go       the lease-expiry sweep's boundaries, limit and tenancy
+//	memory.go      memory verbs, provenance attribution and the typed read
+//	triage.go      the Stop handshake and the briefing
+//	bottle.go      the bottle marker claim, history and a degraded bottle from the store
 //	ledger.go      receipts, lifecycle events, envelope, retention
 //	isolation.go   tenant isolation and row-level security
 //	concurrency.go goroutines and OS processes writing one store

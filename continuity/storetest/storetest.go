@@ -37,6 +37,7 @@ type Opener func(ctx context.Context, dsn string) (continuity.Store, error)
 func Run(t *testing.T, h Harness) {
 	t.Run("Lifecycle", func(t *testing.T) { testLifecycle(t, h) })
 	t.Run("Lease", func(t *testing.T) { testLease(t, h) })
+	t.Run("Sweep", func(t *testing.T) { testSweep(t, h) })
 	t.Run("Validation", func(t *testing.T) { testValidation(t, h) })
 	t.Run("Ledger", func(t *testing.T) { testLedger(t, h) })
 	t.Run("Isolation", func(t *testing.T) { testIsolation(t, h) })
