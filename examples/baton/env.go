@@ -56,6 +56,14 @@ func (e *Env) Service(ctx context.Context, opts ...continuity.Option) (*continui
 	return continuity.New(st, opts...), func() { st.Close() }, nil
 }
 
+// ProjectOr returns the explicit project when one was given, else Project.
+func (e *Env) ProjectOr(explicit string) string {
+	if explicit != "" {
+		return explicit
+	}
+	return e.Project()
+}
+
 // Project is the project facet: the base name of the git top-level directory
 // containing the working directory, else the working directory's base name.
 // It is never the literal "unknown"; with no directory it is empty.

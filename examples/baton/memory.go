@@ -28,10 +28,7 @@ func (c *RememberCmd) Run(env *Env) error {
 		return err
 	}
 	defer done()
-	project := c.Project
-	if project == "" {
-		project = env.Project()
-	}
+	project := env.ProjectOr(c.Project)
 	r, err := svc.Remember(ctx, env.Tenant, continuity.RememberParams{
 		Kind: continuity.MemoryKind(c.Kind), Topic: c.Topic, Content: strings.Join(c.Content, " "),
 		Project: project, Scope: c.Scope, SessionRunID: c.SessionRun, Actor: continuity.ActorUserCLI,
@@ -92,10 +89,7 @@ func (c *BriefingCmd) Run(env *Env) error {
 		return err
 	}
 	defer done()
-	project := c.Project
-	if project == "" {
-		project = env.Project()
-	}
+	project := env.ProjectOr(c.Project)
 	b, err := svc.Briefing(ctx, env.Tenant, continuity.BriefingParams{Project: project, Scope: c.Scope})
 	if err != nil {
 		return err
