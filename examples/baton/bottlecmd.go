@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,14 +24,12 @@ type BottleRenderCmd struct {
 	Transcript string `required:"" type:"existingfile" help:"Path of the transcript JSONL."`
 	Out        string `type:"path" help:"Write the bottle here (atomically) instead of to stdout."`
 
-	// Stdout receives the bottle when Out is empty; nil means os.Stdout.
-	Stdout io.Writer `kong:"-"`
 	// Now is the render time; nil means time.Now.
 	Now func() time.Time `kong:"-"`
 }
 
 // Run renders the transcript and writes the bottle.
-func (c *BottleRenderCmd) Run() error {
+func (c *BottleRenderCmd) Run(env *Env) error {
 	f, err := os.Open(c.Transcript)
 	if err != nil {
 		return fmt.Errorf("bottle render: %w", err)
@@ -57,51 +54,24 @@ func (c *BottleRenderCmd) Run() error {
 	if c.Out != "" {
 		return bottle.WriteFileAtomic(c.Out, res.Markdown, 0o600)
 	}
-	w := c.Stdout
-	if w == nil {
-		w = os.Stdout
-	}
-	_, err = w.Write(res.Markdown)
+	_, err = env.Stdout.Write(res.Markdown)
 	return err
 }
 
 // BottleShowCmd prints the bottle kept for a session.
 type BottleShowCmd struct {
 	SessionID string `arg:"" name:"session-id" help:"The harness's session id."`
-
-	// Stdout receives the bottle; nil means os.Stdout.
-	Stdout io.Writer `kong:"-"`
 }
 
 // Run prints $BATON_HOME/bottles/<session>.md.
-func (c *BottleShowCmd) Run() error {
-	home, err := bottleHomeDir()
-	if err != nil {
-		return err
-	}
-	data, err := (&bottle.Bottler{Home: home}).Read(c.SessionID)
+func (c *BottleShowCmd) Run(env *Env) error {
+	data, err := (&bottle.Bottler{Home: env.Home}).Read(c.SessionID)
 	if errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("bottle show: no bottle for session %s", c.SessionID)
 	}
 	if err != nil {
 		return fmt.Errorf("bottle show: %w", err)
 	}
-	w := c.Stdout
-	if w == nil {
-		w = os.Stdout
-	}
-	_, err = w.Write(data)
+	_, err = env.Stdout.Write(data)
 	return err
-}
-
-// bottleHomeDir returns $BATON_HOME, or ~/.baton when it is unset.
-func bottleHomeDir() (string, error) {
-	if h := os.Getenv("BATON_HOME"); h != "" {
-		return h, nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("baton home: %w", err)
-	}
-	return filepath.Join(home, ".baton"), nil
 }
