@@ -38,6 +38,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Lifecycle", func(t *testing.T) { testLifecycle(t, h) })
 	t.Run("Lease", func(t *testing.T) { testLease(t, h) })
 	t.Run("Sweep", func(t *testing.T) { testSweep(t, h) })
+	t.Run("Errors", func(t *testing.T) { testErrors(t, h) })
 	t.Run("Validation", func(t *testing.T) { testValidation(t, h) })
 	t.Run("Ledger", func(t *testing.T) { testLedger(t, h) })
 	t.Run("Isolation", func(t *testing.T) { testIsolation(t, h) })
