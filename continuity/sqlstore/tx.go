@@ -233,10 +233,10 @@ func (t *tx) Memories(ctx context.Context, q continuity.MemoryQuery) ([]continui
 	var ms []memoryModel
 	sq := t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant)
 	if len(q.Kinds) > 0 {
-		sq = sq.Where("kind IN (?)", bun.In(q.Kinds))
+		sq = sq.Where("kind IN (?)", bun.List(q.Kinds))
 	}
 	if len(q.Statuses) > 0 {
-		sq = sq.Where("status IN (?)", bun.In(q.Statuses))
+		sq = sq.Where("status IN (?)", bun.List(q.Statuses))
 	}
 	if q.Project != "" {
 		sq = sq.Where("(project = ? OR project IS NULL)", q.Project)
