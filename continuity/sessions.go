@@ -39,6 +39,10 @@ type OpenResult struct {
 	BriefingDeliveredAt *time.Time `json:"briefingDeliveredAt,omitempty"`
 }
 
+// MaxStopExcerpts bounds the Stop excerpts kept per conversation for
+// degraded bottles: the newest are kept.
+const MaxStopExcerpts = 200
+
 // MaxBriefedMemories bounds the briefed rows a session records.
 const MaxBriefedMemories = 100
 
@@ -259,7 +263,7 @@ func (s *Service) heartbeat(ctx context.Context, tenant string, p HeartbeatParam
 		}
 		if p.Stop && p.LastMessageExcerpt != nil && row.LastMessageExcerpt != "" {
 			// Each Stop's excerpt is kept for degraded bottles.
-			if err := tx.InsertStopExcerpt(ctx, &StopExcerpt{ID: s.newID(), Tenant: tenant, Agent: agent, SessionID: sid, Text: row.LastMessageExcerpt, At: now}); err != nil {
+			if err := tx.InsertStopExcerpt(ctx, MaxStopExcerpts, &StopExcerpt{ID: s.newID(), Tenant: tenant, Agent: agent, SessionID: sid, Text: row.LastMessageExcerpt, At: now}); err != nil {
 				return err
 			}
 		}

@@ -89,12 +89,14 @@ type Tx interface {
 	// BottleMarker returns the session's marker, armed or consumed.
 	BottleMarker(ctx context.Context, sessionID string) (*BottleMarker, error)
 
-	// InsertPrompt records a user prompt (already privacy filtered).
+	// InsertPrompt records a user prompt (already privacy filtered);
+	// conflict when the conversation already has a prompt with its number.
 	InsertPrompt(ctx context.Context, p *Prompt) error
 	// Prompts returns a conversation's prompts in order.
 	Prompts(ctx context.Context, agent, sessionID string) ([]Prompt, error)
-	// InsertStopExcerpt records the last assistant message seen at a Stop.
-	InsertStopExcerpt(ctx context.Context, e *StopExcerpt) error
+	// InsertStopExcerpt records the last assistant message seen at a Stop
+	// and keeps only the conversation's newest keep excerpts.
+	InsertStopExcerpt(ctx context.Context, keep int, e *StopExcerpt) error
 	// StopExcerpts returns a conversation's Stop excerpts in order.
 	StopExcerpts(ctx context.Context, agent, sessionID string) ([]StopExcerpt, error)
 }

@@ -341,9 +341,18 @@ func (t *tx) Prompts(ctx context.Context, agent, sessionID string) ([]continuity
 	return out, nil
 }
 
-func (t *tx) InsertStopExcerpt(ctx context.Context, e *continuity.StopExcerpt) error {
+func (t *tx) InsertStopExcerpt(ctx context.Context, keep int, e *continuity.StopExcerpt) error {
 	m := &excerptModel{ID: e.ID, UserID: t.tenant, Agent: e.Agent, SessionID: e.SessionID, Text: e.Text, At: utc(e.At)}
-	_, err := t.db.NewInsert().Model(m).Exec(ctx)
+	if _, err := t.db.NewInsert().Model(m).Exec(ctx); err != nil {
+		return err
+	}
+	// Bounded per conversation: drop every excerpt older than the keep-th newest.
+	_, err := t.db.NewDelete().TableExpr("stop_excerpts").
+		Where("user_id = ?", t.tenant).Where("agent = ?", e.Agent).Where("session_id = ?", e.SessionID).
+		Where("id < (?)", t.db.NewSelect().TableExpr("stop_excerpts").Column("id").
+			Where("user_id = ?", t.tenant).Where("agent = ?", e.Agent).Where("session_id = ?", e.SessionID).
+			OrderExpr("id DESC").Limit(1).Offset(int64(keep-1))).
+		Exec(ctx)
 	return err
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/continuity"
+	"github.com/google/uuid"
 )
 
 func testBottle(t *testing.T, h Harness) {
@@ -114,6 +115,73 @@ func testBottle(t *testing.T, h Harness) {
 		other, err := f.svc.Bottles(tenantB, agent).SessionHistory(ctx, "s1")
 		if err != nil || len(other.Prompts) != 0 || other.Project != "" {
 			t.Fatalf("tenant B reads A's history: %+v %v", other, err)
+		}
+	})
+
+	t.Run("ConcurrentPromptsGetDistinctNumbers", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		bs := f.svc.Bottles(tenantA, agent)
+		const n = 8
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := bs.RecordPrompt(ctx, "s1", "prompt "+string(rune('a'+i))); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		rec, err := bs.SessionHistory(ctx, "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.Prompts) != n {
+			t.Fatalf("%d prompts kept, want %d", len(rec.Prompts), n)
+		}
+		for i, p := range rec.Prompts {
+			if p.Number != i+1 {
+				t.Fatalf("prompt numbers %v, want 1..%d", rec.Prompts, n)
+			}
+		}
+	})
+
+	t.Run("StopExcerptsAreBounded", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		const keep = 3
+		for i := range 5 {
+			f.clock.Advance(time.Second)
+			err := f.store.Write(ctx, tenantA, func(ctx context.Context, tx continuity.Tx) error {
+				return tx.InsertStopExcerpt(ctx, keep, &continuity.StopExcerpt{ID: uuid.Must(uuid.NewV7()), Agent: agent, SessionID: "s1",
+					Text: "stop " + string(rune('0'+i)), At: f.clock.Now()})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Another conversation's excerpts are not trimmed by this one's.
+		if err := f.store.Write(ctx, tenantA, func(ctx context.Context, tx continuity.Tx) error {
+			return tx.InsertStopExcerpt(ctx, keep, &continuity.StopExcerpt{ID: uuid.Must(uuid.NewV7()), Agent: agent, SessionID: "s2", Text: "other", At: f.clock.Now()})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var got, other []continuity.StopExcerpt
+		err := f.store.Read(ctx, tenantA, func(ctx context.Context, tx continuity.Tx) error {
+			var err error
+			if got, err = tx.StopExcerpts(ctx, agent, "s1"); err != nil {
+				return err
+			}
+			other, err = tx.StopExcerpts(ctx, agent, "s2")
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != keep || got[0].Text != "stop 2" || got[keep-1].Text != "stop 4" || len(other) != 1 {
+			t.Fatalf("kept %+v and %d of the other conversation, want the newest %d", got, len(other), keep)
 		}
 	})
 

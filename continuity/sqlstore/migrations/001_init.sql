@@ -84,7 +84,9 @@ CREATE TABLE user_prompts (
     truncated  {{bool}} NOT NULL,
     at         {{time}} NOT NULL
 );
-CREATE INDEX user_prompts_session_idx ON user_prompts (user_id, agent, session_id, id);
+-- One number per prompt of a conversation: concurrent recorders conflict
+-- instead of sharing a number.
+CREATE UNIQUE INDEX user_prompts_number_idx ON user_prompts (user_id, agent, session_id, number);
 
 CREATE TABLE stop_excerpts (
     id         {{uuid}} PRIMARY KEY,
