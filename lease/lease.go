@@ -11,8 +11,10 @@ type Policy struct {
 	// Lease is how long after its last heartbeat a session stays live.
 	Lease time.Duration
 	// SweepGrace is how long past the lease a sweep waits before it stamps
-	// closed_at. Being non-zero is what keeps a swept closed_at outside the
-	// explicit-close window, so a swept row still resurrects.
+	// closed_at: it debounces the instant of expiry, so an idle gap just
+	// past the lease reopens the row instead of handing it to a closer. A
+	// swept closed_at always lands outside the explicit-close window (the
+	// sweep floor is strict), so a swept row still resurrects.
 	SweepGrace time.Duration
 }
 
