@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -76,6 +75,11 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Every hook process opens the store: when the schema is already current,
+	// a plain read says so without taking the write lock its siblings need.
+	if s.schemaCurrent(ctx, ms) {
+		return nil
+	}
 	for _, m := range ms {
 		err := s.retry(ctx, func() error {
 			tx, err := s.write.DB.BeginTx(ctx, nil)
@@ -113,6 +117,34 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
+// schemaCurrent reports whether every migration is recorded as applied. Any
+// error (a fresh database has no migrations table) means "not known to be
+// current", and migrate takes the locked path.
+func (s *Store) schemaCurrent(ctx context.Context, ms []migration) bool {
+	rows, err := s.read.DB.QueryContext(ctx, `SELECT version FROM baton_schema_migrations`)
+	if err != nil {
+		return false
+	}
+	defer rows.Close()
+	applied := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if rows.Scan(&v) != nil {
+			return false
+		}
+		applied[v] = true
+	}
+	if rows.Err() != nil {
+		return false
+	}
+	for _, m := range ms {
+		if !applied[m.version] {
+			return false
+		}
+	}
+	return true
+}
+
 func (s *Store) rebind(q string) string {
 	if !s.postgres {
 		return q
@@ -130,4 +162,3 @@ func (s *Store) rebind(q string) string {
 	return b.String()
 }
 
-var _ = sql.ErrNoRows
