@@ -160,12 +160,12 @@ func (b *BottleStore) RecordPrompt(ctx context.Context, sessionID, text string) 
 	var err2 error
 	for range 5 {
 		err2 = b.svc.store.Write(ctx, b.tenant, func(ctx context.Context, tx Tx) error {
-			prior, err := tx.Prompts(ctx, b.agent, sid)
+			prior, err := tx.PromptCount(ctx, b.agent, sid)
 			if err != nil {
 				return err
 			}
 			return tx.InsertPrompt(ctx, &Prompt{ID: b.svc.newID(), Tenant: b.tenant, Agent: b.agent, SessionID: sid,
-				Number: len(prior) + 1, Text: text, Truncated: truncated, At: b.svc.clock()})
+				Number: prior + 1, Text: text, Truncated: truncated, At: b.svc.clock()})
 		})
 		if ErrorCode(err2) != CodeConflict {
 			return err2

@@ -56,15 +56,6 @@ type WriteResult struct {
 	SessionRunID uuid.UUID `json:"sessionRunId,omitempty"`
 }
 
-// ParseMemoryKind parses a memory kind.
-func ParseMemoryKind(s string) (MemoryKind, bool) {
-	switch MemoryKind(s) {
-	case KindCommitment, KindDecision, KindPreference, KindBlocker, KindNote:
-		return MemoryKind(s), true
-	}
-	return "", false
-}
-
 func checkActor(f map[string]string, a ActorKind) {
 	oneOf(f, "actor", string(a), string(ActorUserCLI), string(ActorUserAPI), string(ActorWorker))
 }

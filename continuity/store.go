@@ -92,6 +92,8 @@ type Tx interface {
 	// InsertPrompt records a user prompt (already privacy filtered);
 	// conflict when the conversation already has a prompt with its number.
 	InsertPrompt(ctx context.Context, p *Prompt) error
+	// PromptCount returns how many prompts a conversation has recorded.
+	PromptCount(ctx context.Context, agent, sessionID string) (int, error)
 	// Prompts returns a conversation's prompts in order.
 	Prompts(ctx context.Context, agent, sessionID string) ([]Prompt, error)
 	// InsertStopExcerpt records the last assistant message seen at a Stop

@@ -65,7 +65,7 @@ func (s Selector) Canonical() string {
 }
 
 // Equal reports whether two selectors are canonically equal.
-func (s Selector) Equal(o Selector) bool { return maps.Equal(s, o) || (len(s) == 0 && len(o) == 0) }
+func (s Selector) Equal(o Selector) bool { return maps.Equal(s, o) }
 
 // BriefedMemory is one row that survived a briefing's cut: what the agent was
 // shown, so a debrief can name it.

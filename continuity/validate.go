@@ -3,7 +3,6 @@ package continuity
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -33,13 +32,6 @@ var (
 func validatorInstance() *validator.Validate {
 	validateOnce.Do(func() {
 		v := validator.New(validator.WithRequiredStructEnabled())
-		v.RegisterTagNameFunc(func(f reflect.StructField) string {
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "" || name == "-" {
-				return f.Name
-			}
-			return name
-		})
 		_ = v.RegisterValidation("agent", func(fl validator.FieldLevel) bool {
 			s := fl.Field().String()
 			return len(s) <= MaxAgentLen && agentPattern.MatchString(s)

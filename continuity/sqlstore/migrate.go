@@ -161,4 +161,3 @@ func (s *Store) rebind(q string) string {
 	}
 	return b.String()
 }
-

@@ -2,7 +2,9 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/batonhq/baton/continuity"
@@ -54,7 +56,7 @@ func (t *tx) SessionByID(ctx context.Context, id uuid.UUID) (*continuity.Session
 }
 
 func notFoundOr(err error, what string) error {
-	if translate(err) != nil && continuity.ErrorCode(translate(err)) == continuity.CodeNotFound {
+	if errors.Is(err, sql.ErrNoRows) {
 		return notFound(what)
 	}
 	return err
@@ -339,6 +341,12 @@ func (t *tx) Prompts(ctx context.Context, agent, sessionID string) ([]continuity
 		out[i] = continuity.Prompt{ID: m.ID, Tenant: m.UserID, Agent: m.Agent, SessionID: m.SessionID, Number: m.Number, Text: m.Text, Truncated: m.Truncated, At: utc(m.At)}
 	}
 	return out, nil
+}
+
+func (t *tx) PromptCount(ctx context.Context, agent, sessionID string) (int, error) {
+	n, err := t.db.NewSelect().Model((*promptModel)(nil)).Where("user_id = ?", t.tenant).Where("agent = ?", agent).
+		Where("session_id = ?", sessionID).Count(ctx)
+	return int(n), err
 }
 
 func (t *tx) InsertStopExcerpt(ctx context.Context, keep int, e *continuity.StopExcerpt) error {
