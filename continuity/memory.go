@@ -156,11 +156,7 @@ func (s *Service) event(tenant string, memory uuid.UUID, kind EventKind, actor A
 // forbidden.
 func (s *Service) Revise(ctx context.Context, tenant, id string, p ReviseParams) (WriteResult, error) {
 	f := map[string]string{}
-	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
-	mid, idErr := parseMemoryID(id)
-	if idErr != nil {
-		f["id"] = "must be a UUID"
-	}
+	tenant, mid, run := writeTarget(f, tenant, id, p.SessionRunID, p.Actor)
 	if p.Kind != "" {
 		oneOf(f, "kind", string(p.Kind), kindNames...)
 	}
@@ -170,8 +166,6 @@ func (s *Service) Revise(ctx context.Context, tenant, id string, p ReviseParams)
 	p.Content = content(f, "content", p.Content)
 	p.Project = trimField(f, "project", p.Project, 0, MaxFacetLen)
 	p.Scope = trimField(f, "scope", p.Scope, 0, MaxFacetLen)
-	run := parseRunID(f, p.SessionRunID)
-	checkActor(f, p.Actor)
 	if err := fieldsErr(f); err != nil {
 		return WriteResult{}, err
 	}
@@ -249,15 +243,23 @@ func (s *Service) Archive(ctx context.Context, tenant, id string, p TransitionPa
 	return s.transition(ctx, tenant, id, p, EventArchive, []MemoryStatus{StatusOpen, StatusResolved}, StatusArchived)
 }
 
-func (s *Service) transition(ctx context.Context, tenant, id string, p TransitionParams, kind EventKind, from []MemoryStatus, to MemoryStatus) (WriteResult, error) {
-	f := map[string]string{}
+// writeTarget validates what every write to an existing memory names: the
+// tenant, the memory id, the optional run id and the actor. Failures land in
+// f under their field names.
+func writeTarget(f map[string]string, tenant, id, runID string, actor ActorKind) (string, uuid.UUID, *uuid.UUID) {
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
-	mid, idErr := parseMemoryID(id)
-	if idErr != nil {
+	mid, err := parseMemoryID(id)
+	if err != nil {
 		f["id"] = "must be a UUID"
 	}
-	run := parseRunID(f, p.SessionRunID)
-	checkActor(f, p.Actor)
+	run := parseRunID(f, runID)
+	checkActor(f, actor)
+	return tenant, mid, run
+}
+
+func (s *Service) transition(ctx context.Context, tenant, id string, p TransitionParams, kind EventKind, from []MemoryStatus, to MemoryStatus) (WriteResult, error) {
+	f := map[string]string{}
+	tenant, mid, run := writeTarget(f, tenant, id, p.SessionRunID, p.Actor)
 	if err := fieldsErr(f); err != nil {
 		return WriteResult{}, err
 	}
