@@ -16,14 +16,14 @@ var Version = "dev"
 
 // CLI is the baton command line.
 type CLI struct {
-	Demo      DemoCmd       `cmd:"" help:"Run a scripted session against an embedded store in a temporary BATON_HOME."`
-	Remember  RememberCmd   `cmd:"" help:"Remember one curated atom; prints its id."`
-	Resolve   TransitionCmd `cmd:"" help:"Resolve a memory."`
-	Unresolve TransitionCmd `cmd:"" help:"Reopen a resolved memory."`
-	Archive   TransitionCmd `cmd:"" help:"Archive a memory."`
-	Briefing  BriefingCmd   `cmd:"" help:"Print the briefing for a project."`
-	Bottle    BottleCmd     `cmd:"" help:"Render and show bottles."`
-	Version   VersionCmd    `cmd:"" help:"Print baton's version."`
+	Demo      DemoCmd      `cmd:"" help:"Run a scripted session against an embedded store in a temporary BATON_HOME."`
+	Remember  RememberCmd  `cmd:"" help:"Remember one curated atom; prints its id."`
+	Resolve   ResolveCmd   `cmd:"" help:"Resolve a memory."`
+	Unresolve UnresolveCmd `cmd:"" help:"Reopen a resolved memory."`
+	Archive   ArchiveCmd   `cmd:"" help:"Archive a memory."`
+	Briefing  BriefingCmd  `cmd:"" help:"Print the briefing for a project."`
+	Bottle    BottleCmd    `cmd:"" help:"Render and show bottles."`
+	Version   VersionCmd   `cmd:"" help:"Print baton's version."`
 }
 
 // VersionCmd prints the version.

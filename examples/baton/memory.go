@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/alecthomas/kong"
 	"github.com/batonhq/baton/continuity"
 )
 
@@ -40,39 +39,48 @@ func (c *RememberCmd) Run(env *Env) error {
 	return err
 }
 
-// TransitionCmd resolves, unresolves or archives a memory; which one is the
-// command's name.
+// TransitionCmd holds what resolve, unresolve and archive take.
 type TransitionCmd struct {
 	ID         string `arg:"" name:"memory-id" help:"The memory's id."`
 	SessionRun string `name:"session-run" help:"The sessionRunId of the run making the write."`
 }
 
-// Run applies the transition named by the command.
-func (c *TransitionCmd) Run(env *Env, kctx *kong.Context) error {
+// transition is one of the service's memory transitions, as a method
+// expression such as (*continuity.Service).Resolve.
+type transition func(s *continuity.Service, ctx context.Context, tenant, id string, p continuity.TransitionParams) (continuity.WriteResult, error)
+
+func (c *TransitionCmd) run(env *Env, verb transition) error {
 	ctx := context.Background()
 	svc, done, err := env.Service(ctx)
 	if err != nil {
 		return err
 	}
 	defer done()
-	p := continuity.TransitionParams{SessionRunID: c.SessionRun, Actor: continuity.ActorUserCLI}
-	var r continuity.WriteResult
-	switch kctx.Command() {
-	case "resolve <memory-id>":
-		r, err = svc.Resolve(ctx, env.Tenant, c.ID, p)
-	case "unresolve <memory-id>":
-		r, err = svc.Unresolve(ctx, env.Tenant, c.ID, p)
-	case "archive <memory-id>":
-		r, err = svc.Archive(ctx, env.Tenant, c.ID, p)
-	default:
-		return fmt.Errorf("unknown transition %q", kctx.Command())
-	}
+	r, err := verb(svc, ctx, env.Tenant, c.ID, continuity.TransitionParams{SessionRunID: c.SessionRun, Actor: continuity.ActorUserCLI})
 	if err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(env.Stdout, "%s %s\n", r.Memory.ID, r.Memory.Status)
 	return err
 }
+
+// ResolveCmd resolves a memory.
+type ResolveCmd struct{ TransitionCmd }
+
+// Run resolves the memory and prints its id and status.
+func (c *ResolveCmd) Run(env *Env) error { return c.run(env, (*continuity.Service).Resolve) }
+
+// UnresolveCmd reopens a resolved memory.
+type UnresolveCmd struct{ TransitionCmd }
+
+// Run reopens the memory and prints its id and status.
+func (c *UnresolveCmd) Run(env *Env) error { return c.run(env, (*continuity.Service).Unresolve) }
+
+// ArchiveCmd archives a memory.
+type ArchiveCmd struct{ TransitionCmd }
+
+// Run archives the memory and prints its id and status.
+func (c *ArchiveCmd) Run(env *Env) error { return c.run(env, (*continuity.Service).Archive) }
 
 // BriefingCmd prints the briefing.
 type BriefingCmd struct {
