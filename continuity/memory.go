@@ -372,9 +372,18 @@ func (s *Service) attribute(ctx context.Context, tx Tx, tenant string, now time.
 	in := provenance.Input{RunID: run}
 	var row *Session
 	if run != nil {
-		r, err := tx.SessionByID(ctx, *run)
+		// A write by run id may resurrect the run, which changes its
+		// project's leased-open set: project lock first, then the row.
+		runProject, err := tx.ProjectByID(ctx, *run)
 		switch ErrorCode(err) {
 		case "":
+			if err := tx.LockProject(ctx, runProject); err != nil {
+				return uuid.Nil, err
+			}
+			r, err := tx.SessionByID(ctx, *run)
+			if err != nil {
+				return uuid.Nil, err
+			}
 			row = r
 			in.Run = &provenance.Run{ID: r.ID, State: s.state(r, now)}
 		case CodeNotFound:
@@ -382,6 +391,9 @@ func (s *Service) attribute(ctx context.Context, tx Tx, tenant string, now time.
 			return uuid.Nil, err
 		}
 	} else {
+		// Every write that changes a project's leased-open set (open,
+		// close, a resurrecting heartbeat or write) takes this lock before
+		// its row lock, so the set read here is the set at commit.
 		if err := tx.LockProject(ctx, project); err != nil {
 			return uuid.Nil, err
 		}
@@ -407,11 +419,16 @@ func (s *Service) attribute(ctx context.Context, tx Tx, tenant string, now time.
 		if err != nil {
 			return uuid.Nil, err
 		}
+		// Re-check the candidate under its row lock: attach only to a row
+		// that is still live, never to one a close ended meanwhile.
+		if s.state(r, now) != lease.Live {
+			return uuid.Nil, nil
+		}
 		row = r
 	}
 	resurrect := d.Action == provenance.ResurrectAndAttach
 	if resurrect {
-		reopen(row, now)
+		activate(row, now)
 	} else {
 		row.LastSeenAt = lease.Floor(row.LastSeenAt, now)
 	}

@@ -80,13 +80,18 @@ func (p *OpenParams) normalize(tenant string) (string, error) {
 
 // Open opens a conversation by its natural key.
 //
-//   - startup, no row: insert at epoch 1. Live row: a retry with the same
-//     project, scope and selector heartbeats and changes nothing else; any
-//     difference is conflict. Closed or lapsed row: reopen, epoch+1, restamp
-//     the briefing fields.
-//   - resume, no row: insert. Live: epoch+1 and heartbeat. Closed or lapsed:
-//     reopen, epoch+1. Resume never compares params and never restamps the
-//     briefing fields.
+//   - startup, no row: insert at epoch 1. Any existing row: the natural key
+//     is the request token, so a startup carrying a different project,
+//     scope or selector is conflict whatever the row's state (a recycled
+//     conversation id collides instead of taking the row over). With the
+//     same values: a live row is a retry that heartbeats and changes nothing
+//     else; a closed or lapsed row starts a new activation: epoch+1, the
+//     briefing fields restamped, the triage handshake back to idle (an
+//     overflowed row stays overflowed) and the activation's Stop count and
+//     start time restarted, so its first Stop cannot nudge.
+//   - resume, no row: insert. Live: a new activation (epoch+1) and a
+//     heartbeat. Closed or lapsed: reopen, epoch+1. Resume never compares
+//     params and never restamps the briefing fields.
 //
 // Errors: invalid, conflict.
 func (s *Service) Open(ctx context.Context, tenant string, p OpenParams) (OpenResult, error) {
@@ -98,15 +103,25 @@ func (s *Service) Open(ctx context.Context, tenant string, p OpenParams) (OpenRe
 	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
 		now := s.clock()
 		// Opening changes the set of leased-open sessions an id-less write
-		// attributes against, so it takes the same per-project lock.
-		if err := tx.LockProject(ctx, p.Project); err != nil {
+		// attributes against, so it takes the same per-project lock: the
+		// row's own project when the row exists (it never changes), the
+		// requested one for an insert.
+		project, err := tx.ProjectByKey(ctx, p.Agent, p.SessionID)
+		switch ErrorCode(err) {
+		case "":
+		case CodeNotFound:
+			project = p.Project
+		default:
+			return err
+		}
+		if err := tx.LockProject(ctx, project); err != nil {
 			return err
 		}
 		row, err := tx.SessionByKey(ctx, p.Agent, p.SessionID)
 		if ErrorCode(err) == CodeNotFound {
 			row = &Session{
 				ID: s.newID(), Tenant: tenant, Agent: p.Agent, SessionID: p.SessionID,
-				Source: p.Source, OpenedAt: now, LastSeenAt: now, ActivationEpoch: 1,
+				Source: p.Source, OpenedAt: now, LastSeenAt: now, ActivatedAt: now, ActivationEpoch: 1,
 				TriageStatus: string(triage.Idle),
 			}
 			if p.Source == SourceStartup {
@@ -127,32 +142,35 @@ func (s *Service) Open(ctx context.Context, tenant string, p OpenParams) (OpenRe
 		if err != nil {
 			return err
 		}
-		st := s.state(row, now)
-		if row.Project != p.Project && (st != lease.Live || p.Source == SourceStartup) {
+		if row.Project != project {
+			// Inserted by a concurrent open between the two reads.
 			if err := tx.LockProject(ctx, row.Project); err != nil {
 				return err
 			}
+		}
+		st := s.state(row, now)
+		if p.Source == SourceStartup && (row.Project != p.Project || row.Scope != p.Scope || !row.Selector.Equal(p.Selector)) {
+			return &Error{Code: CodeConflict, Message: "a session with this key was opened with a different project, scope or selector"}
 		}
 		event := ""
 		reopened := false
 		switch {
 		case p.Source == SourceStartup && st == lease.Live:
-			if row.Project != p.Project || row.Scope != p.Scope || !row.Selector.Equal(p.Selector) {
-				return &Error{Code: CodeConflict, Message: "a live session with this key was opened with a different project, scope or selector"}
-			}
 			row.LastSeenAt = lease.Floor(row.LastSeenAt, now)
 		case p.Source == SourceStartup:
-			reopen(row, now)
+			activate(row, now)
 			row.Source = SourceStartup
 			stampBriefing(row, p, now)
+			if st := triage.Status(row.TriageStatus); st != triage.Overflowed {
+				row.TriageStatus, row.TriageAttemptID = string(triage.Idle), uuid.Nil
+			}
 			event, reopened = EventSessionReopened, true
 		case st == lease.Live:
-			row.ActivationEpoch++
-			row.LastSeenAt = lease.Floor(row.LastSeenAt, now)
+			activate(row, now)
 			row.Source = SourceResume
 			event = EventSessionResumed
 		default:
-			reopen(row, now)
+			activate(row, now)
 			row.Source = SourceResume
 			event, reopened = EventSessionResumed, true
 		}
@@ -170,10 +188,31 @@ func (s *Service) Open(ctx context.Context, tenant string, p OpenParams) (OpenRe
 	return res, err
 }
 
-func reopen(row *Session, now time.Time) {
+// activate starts a new activation of the row: it clears closed_at, bumps
+// the epoch (the closer's fence), floors last_seen_at, and restarts the
+// per-activation Stop count and start time the triage debounce reads.
+func activate(row *Session, now time.Time) {
 	row.ClosedAt = nil
 	row.ActivationEpoch++
 	row.LastSeenAt = lease.Floor(row.LastSeenAt, now)
+	row.ActivatedAt = now
+	row.ActivationStops = 0
+}
+
+// lockSession takes, in the one order every lifecycle write uses, the
+// project lock of the row with the natural key and then the row itself.
+// A heartbeat may resurrect and a close may end the row, which changes the
+// set of leased-open sessions an id-less write attributes against: holding
+// the project lock serializes that with the attach decision.
+func lockSession(ctx context.Context, tx Tx, agent, sid string) (*Session, error) {
+	project, err := tx.ProjectByKey(ctx, agent, sid)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.LockProject(ctx, project); err != nil {
+		return nil, err
+	}
+	return tx.SessionByKey(ctx, agent, sid)
 }
 
 func stampBriefing(row *Session, p OpenParams, now time.Time) {
@@ -201,7 +240,9 @@ type HeartbeatParams struct {
 	Agent     string `json:"agent"`
 	SessionID string `json:"sessionId"`
 	// LastMessageExcerpt, when set, replaces the bounded excerpt of the
-	// last assistant message (at most 4000 characters; longer is invalid).
+	// last assistant message. A message longer than MaxExcerptLen
+	// characters is cut to its first MaxExcerptLen and flagged truncated:
+	// the heartbeat it rides on is never refused for its length.
 	LastMessageExcerpt *string `json:"lastMessageExcerpt,omitempty"`
 	// Stop counts this heartbeat as a Stop.
 	Stop bool `json:"stop,omitempty"`
@@ -213,6 +254,8 @@ type HeartbeatResult struct {
 	ActivationEpoch int       `json:"activationEpoch"`
 	LastSeenAt      time.Time `json:"lastSeenAt"`
 	Resurrected     bool      `json:"resurrected"`
+	// ExcerptTruncated says the excerpt was cut at MaxExcerptLen.
+	ExcerptTruncated bool `json:"excerptTruncated,omitempty"`
 }
 
 // Heartbeat floors last_seen_at to now, records the excerpt and counts a
@@ -224,36 +267,41 @@ func (s *Service) Heartbeat(ctx context.Context, tenant string, p HeartbeatParam
 	return s.heartbeat(ctx, tenant, p, false)
 }
 
+// excerpt privacy-filters a last assistant message and cuts it to
+// MaxExcerptLen characters, reporting whether it cut.
+func excerpt(text string) (string, bool) {
+	text = Scrub(text)
+	if utf8.RuneCountInString(text) <= MaxExcerptLen {
+		return text, false
+	}
+	return string([]rune(text)[:MaxExcerptLen]), true
+}
+
 func (s *Service) heartbeat(ctx context.Context, tenant string, p HeartbeatParams, compact bool) (HeartbeatResult, error) {
 	tenant, agent, sid, err := sessionKey(tenant, p.Agent, p.SessionID)
-	f := ErrorFields(err)
-	if p.LastMessageExcerpt != nil && utf8.RuneCountInString(*p.LastMessageExcerpt) > MaxExcerptLen {
-		if f == nil {
-			f = map[string]string{}
-		}
-		f["lastMessageExcerpt"] = "must be at most " + strconv.Itoa(MaxExcerptLen) + " characters"
-	}
-	if err := fieldsErr(f); err != nil {
+	if err != nil {
 		return HeartbeatResult{}, err
 	}
 	var res HeartbeatResult
 	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
 		now := s.clock()
-		row, err := tx.SessionByKey(ctx, agent, sid)
+		row, err := lockSession(ctx, tx, agent, sid)
 		if err != nil {
 			return err
 		}
 		resurrected := s.state(row, now) != lease.Live
 		if resurrected {
-			reopen(row, now)
+			activate(row, now)
 		} else {
 			row.LastSeenAt = lease.Floor(row.LastSeenAt, now)
 		}
+		truncated := false
 		if p.LastMessageExcerpt != nil {
-			row.LastMessageExcerpt = Scrub(*p.LastMessageExcerpt)
+			row.LastMessageExcerpt, truncated = excerpt(*p.LastMessageExcerpt)
 		}
 		if p.Stop {
 			row.StopCount++
+			row.ActivationStops++
 		}
 		if compact {
 			row.Compactions++
@@ -263,11 +311,13 @@ func (s *Service) heartbeat(ctx context.Context, tenant string, p HeartbeatParam
 		}
 		if p.Stop && p.LastMessageExcerpt != nil && row.LastMessageExcerpt != "" {
 			// Each Stop's excerpt is kept for degraded bottles.
-			if err := tx.InsertStopExcerpt(ctx, MaxStopExcerpts, &StopExcerpt{ID: s.newID(), Tenant: tenant, Agent: agent, SessionID: sid, Text: row.LastMessageExcerpt, At: now}); err != nil {
+			if err := tx.InsertStopExcerpt(ctx, MaxStopExcerpts, &StopExcerpt{ID: s.newID(), Tenant: tenant, Agent: agent, SessionID: sid,
+				Text: row.LastMessageExcerpt, Truncated: truncated, At: now}); err != nil {
 				return err
 			}
 		}
-		res = HeartbeatResult{SessionRunID: row.ID, ActivationEpoch: row.ActivationEpoch, LastSeenAt: row.LastSeenAt, Resurrected: resurrected}
+		res = HeartbeatResult{SessionRunID: row.ID, ActivationEpoch: row.ActivationEpoch, LastSeenAt: row.LastSeenAt,
+			Resurrected: resurrected, ExcerptTruncated: truncated}
 		if !resurrected {
 			return nil
 		}
@@ -305,7 +355,7 @@ func (s *Service) Close(ctx context.Context, tenant string, p CloseParams) (Clos
 	var res CloseResult
 	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
 		now := s.clock()
-		row, err := tx.SessionByKey(ctx, agent, sid)
+		row, err := lockSession(ctx, tx, agent, sid)
 		if err != nil {
 			return err
 		}

@@ -37,6 +37,15 @@ type Tx interface {
 	// SessionByID returns the session row with the run id, locked for the
 	// rest of a write transaction; not_found when the tenant owns none.
 	SessionByID(ctx context.Context, id uuid.UUID) (*Session, error)
+	// ProjectByKey returns the project of the row with the natural key
+	// without locking it ("" for none); not_found when there is no row. A
+	// row's project never changes after insert, so a write reads it first
+	// and takes LockProject before the row lock: every write that can
+	// change the set of leased-open sessions of a project takes the two
+	// locks in that order.
+	ProjectByKey(ctx context.Context, agent, sessionID string) (string, error)
+	// ProjectByID is ProjectByKey for a run id.
+	ProjectByID(ctx context.Context, id uuid.UUID) (string, error)
 	// InsertSession inserts a new row; conflict when the natural key exists.
 	InsertSession(ctx context.Context, s *Session) error
 	// UpdateSession writes every mutable column of the row with s.ID;

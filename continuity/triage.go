@@ -87,7 +87,7 @@ func (s *Service) triageRead(ctx context.Context, tx Tx, agent, sid string, now 
 	}
 	return row, triage.Row{
 		Live: s.state(row, now) == lease.Live, Status: st, AttemptID: row.TriageAttemptID,
-		Watermark: row.TriagedEventIDs, StopCount: row.StopCount, OpenedAt: row.OpenedAt,
+		Watermark: row.TriagedEventIDs, ActivationStops: row.ActivationStops, ActivatedAt: row.ActivatedAt,
 	}, visible, nil
 }
 

@@ -25,7 +25,14 @@ type Session struct {
 	LastSeenAt      time.Time
 	ClosedAt        *time.Time
 	ActivationEpoch int
-	StopCount       int
+	// StopCount counts every Stop the conversation heartbeated.
+	StopCount int
+	// ActivatedAt is when the current activation began (the open, or the
+	// last startup, resume or resurrection that bumped the epoch), and
+	// ActivationStops counts the Stops since then: the triage debounce
+	// reads these, so a reopened conversation's first Stop never nudges.
+	ActivatedAt     time.Time
+	ActivationStops int
 	// Compactions counts the compactions the conversation went through.
 	Compactions int
 
@@ -225,5 +232,8 @@ type StopExcerpt struct {
 	Agent     string
 	SessionID string
 	Text      string
+	// Truncated says the message was longer than MaxExcerptLen and Text
+	// holds its first MaxExcerptLen characters.
+	Truncated bool
 	At        time.Time
 }

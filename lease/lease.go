@@ -58,18 +58,34 @@ type Row struct {
 	ClosedAt   *time.Time
 }
 
+// Expiry is the lease boundary, declared once: the first instant at which a
+// row last seen at lastSeen is no longer leased. Every lease decision
+// compares against it the same way: an instant strictly before the expiry is
+// inside the lease, the expiry itself and every later instant is outside.
+func (p Policy) Expiry(lastSeen time.Time) time.Time {
+	return lastSeen.Add(p.Lease)
+}
+
+// Within reports whether the instant t lies inside the lease of a row last
+// seen at lastSeen: t is strictly before Expiry(lastSeen).
+func (p Policy) Within(lastSeen, t time.Time) bool {
+	return t.Before(p.Expiry(lastSeen))
+}
+
 // Leased reports whether a row last seen at lastSeen is still inside its
-// lease at now. The comparison is strict: a row seen exactly one lease ago
-// has lapsed.
+// lease at now. A row seen exactly one lease ago has lapsed.
 func (p Policy) Leased(lastSeen, now time.Time) bool {
-	return lastSeen.After(now.Add(-p.Lease))
+	return p.Within(lastSeen, now)
 }
 
 // ExplicitlyClosed reports whether the row's close was stamped while its
-// lease still held. An explicit close never touches last_seen_at, so
-// closed_at <= last_seen_at + lease identifies it forever.
+// lease still held, by the same boundary as Leased: a close stamped at the
+// instant the lease expires was stamped on a lapsed row, so it is an
+// implicit close and the row still resurrects. An explicit close never
+// touches last_seen_at, so closed_at < last_seen_at + lease identifies it
+// forever.
 func (p Policy) ExplicitlyClosed(r Row) bool {
-	return r.ClosedAt != nil && !r.ClosedAt.After(r.LastSeenAt.Add(p.Lease))
+	return r.ClosedAt != nil && p.Within(r.LastSeenAt, *r.ClosedAt)
 }
 
 // State evaluates the row at now. Implicit close is decided here, on every

@@ -79,7 +79,9 @@ func TestExplicitlyClosed(t *testing.T) {
 		{"closed at last seen", lease.Row{LastSeenAt: at(0), ClosedAt: ptr(at(0))}, true},
 		{"closed inside the lease", lease.Row{LastSeenAt: at(0), ClosedAt: ptr(at(time.Hour))}, true},
 		{"closed one ns before the lease ends", lease.Row{LastSeenAt: at(0), ClosedAt: ptr(at(day - ns))}, true},
-		{"closed exactly at last seen plus lease", lease.Row{LastSeenAt: at(0), ClosedAt: ptr(at(day))}, true},
+		// The one boundary: a close stamped at the instant the lease expires
+		// is a close of a lapsed row, as Leased says of that instant.
+		{"closed exactly at last seen plus lease", lease.Row{LastSeenAt: at(0), ClosedAt: ptr(at(day))}, false},
 		{"closed one ns after last seen plus lease", lease.Row{LastSeenAt: at(0), ClosedAt: ptr(at(day + ns))}, false},
 		{"closed by a sweep", lease.Row{LastSeenAt: at(0), ClosedAt: ptr(at(day + grace + ns))}, false},
 		// A close stamped by a writer whose clock lags the last heartbeat is
@@ -99,8 +101,8 @@ func TestExplicitlyClosed(t *testing.T) {
 // expires": the classification of a closed row does not depend on now.
 func TestExplicitCloseNeverExpires(t *testing.T) {
 	p := lease.Default
-	explicit := lease.Row{LastSeenAt: at(0), ClosedAt: ptr(at(day))}
-	implicit := lease.Row{LastSeenAt: at(0), ClosedAt: ptr(at(day + ns))}
+	explicit := lease.Row{LastSeenAt: at(0), ClosedAt: ptr(at(day - ns))}
+	implicit := lease.Row{LastSeenAt: at(0), ClosedAt: ptr(at(day))}
 	for _, now := range []time.Time{at(0), at(day), at(day + ns), at(365 * day)} {
 		if got := p.State(explicit, now); got != lease.ExplicitlyClosed {
 			t.Errorf("State(explicit, %v) = %v, want explicitly_closed", now, got)
@@ -130,7 +132,8 @@ func TestState(t *testing.T) {
 		// explicit closes, whether or not the lease has since lapsed
 		{"explicit close, lease still running", lease.Row{LastSeenAt: at(0), ClosedAt: ptr(at(time.Hour))}, at(2 * time.Hour), lease.ExplicitlyClosed},
 		{"explicit close, lease since lapsed", lease.Row{LastSeenAt: at(0), ClosedAt: ptr(at(time.Hour))}, at(10 * day), lease.ExplicitlyClosed},
-		{"explicit close at the lease boundary", lease.Row{LastSeenAt: at(0), ClosedAt: ptr(at(day))}, at(day), lease.ExplicitlyClosed},
+		{"explicit close one ns before the lease boundary", lease.Row{LastSeenAt: at(0), ClosedAt: ptr(at(day - ns))}, at(day), lease.ExplicitlyClosed},
+		{"close stamped at the lease boundary is implicit", lease.Row{LastSeenAt: at(0), ClosedAt: ptr(at(day))}, at(day), lease.ImplicitlyClosed},
 		// closed_at is authoritative even when now is before it
 		{"explicit close, now before closed_at", lease.Row{LastSeenAt: at(0), ClosedAt: ptr(at(time.Hour))}, at(0), lease.ExplicitlyClosed},
 
@@ -354,4 +357,28 @@ func Example() {
 	// true
 	// implicitly_closed
 	// true
+}
+
+// TestOneBoundary pins the lease boundary declared once in Expiry: at every
+// instant around it, an open row read at t and a row closed at t agree on
+// which side of the lease t lies. A row read as lapsed at t, closed at t,
+// stays resurrectable; a row live at t, closed at t, is protected.
+func TestOneBoundary(t *testing.T) {
+	for _, p := range []lease.Policy{lease.Default, {Lease: time.Minute}, {Lease: time.Nanosecond}} {
+		lastSeen := at(0)
+		for _, d := range []time.Duration{-ns, 0, ns} {
+			instant := p.Expiry(lastSeen).Add(d)
+			live := p.State(lease.Row{LastSeenAt: lastSeen}, instant) == lease.Live
+			closed := p.State(lease.Row{LastSeenAt: lastSeen, ClosedAt: ptr(instant)}, instant)
+			if live != (closed == lease.ExplicitlyClosed) {
+				t.Errorf("lease %v, boundary%+v: open row live=%v but a close at that instant reads %v", p.Lease, d, live, closed)
+			}
+			if want := d < 0; live != want {
+				t.Errorf("lease %v, boundary%+v: live=%v, want %v", p.Lease, d, live, want)
+			}
+		}
+		if got := p.Expiry(lastSeen); !got.Equal(lastSeen.Add(p.Lease)) {
+			t.Errorf("Expiry = %v, want last seen + lease", got)
+		}
+	}
 }

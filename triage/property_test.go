@@ -41,7 +41,7 @@ func TestProperties(t *testing.T) {
 
 func checkSequence(t *testing.T, seq int, p triage.Policy, rng *rand.Rand, steps int) {
 	opened := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
-	r := triage.Row{Live: true, Status: triage.Idle, OpenedAt: opened}
+	r := triage.Row{Live: true, Status: triage.Idle, ActivatedAt: opened}
 	now := opened
 	nextID := 0
 	var visible []uuid.UUID  // committed ids, kept in uuid byte order like the listing
@@ -98,7 +98,7 @@ func checkSequence(t *testing.T, seq int, p triage.Policy, rng *rand.Rand, steps
 			}
 		case k < 45: // a Stop with the nudge off, or time passing
 			op = "stop"
-			r.StopCount++
+			r.ActivationStops++
 			now = now.Add(time.Duration(rng.IntN(300)) * time.Second)
 		case k < 50: // the lease lapses, or a heartbeat resurrects
 			op = "lease"

@@ -40,10 +40,12 @@ type Row struct {
 	// Watermark is the cumulative set of event ids already triaged, in the
 	// order they were first added.
 	Watermark []uuid.UUID
-	// StopCount is how many Stops the session has heartbeated.
-	StopCount int
-	// OpenedAt is when the session was opened.
-	OpenedAt time.Time
+	// ActivationStops is how many Stops the session has heartbeated since
+	// its current activation began: a reopened or resumed conversation
+	// starts again from zero, so its first Stop never nudges.
+	ActivationStops int
+	// ActivatedAt is when the session's current activation began.
+	ActivatedAt time.Time
 }
 
 // Listing is the run's visible provenance event ids, read in the same
@@ -81,8 +83,8 @@ type BeginResult struct {
 // (overflowed); a pending row declines with its in-flight attempt id
 // (pending); a truncated listing, or a watermark that would pass the ceiling,
 // makes the row overflowed and declines (overflowed); a completed or expired
-// row arms only on Signal (no-signal); an idle row arms when StopCount
-// reaches MinStops, or MinElapsed has passed since OpenedAt, or on Signal
+// row arms only on Signal (no-signal); an idle row arms when ActivationStops
+// reaches MinStops, or MinElapsed has passed since ActivatedAt, or on Signal
 // (debounce). Arming sets Pending and fresh, and stamps the watermark with
 // every visible id: the events that armed this attempt are the ones its
 // debrief is about, so they must not re-arm the next one.
@@ -120,8 +122,8 @@ func (p Policy) Begin(r Row, visible Listing, fresh uuid.UUID, now time.Time) Be
 			return decline(ReasonNoSignal)
 		}
 	case Idle:
-		substance := r.StopCount >= p.MinStops ||
-			now.Sub(r.OpenedAt) >= p.MinElapsed ||
+		substance := r.ActivationStops >= p.MinStops ||
+			now.Sub(r.ActivatedAt) >= p.MinElapsed ||
 			Signal(r.Watermark, visible)
 		if !substance {
 			return decline(ReasonDebounce)

@@ -44,7 +44,7 @@ var (
 // row returns a live row with the given status and watermark and no debounce
 // substance (one Stop, opened one minute before early).
 func row(s triage.Status, wm ...int) triage.Row {
-	r := triage.Row{Live: true, Status: s, Watermark: evs(wm...), StopCount: 1, OpenedAt: opened}
+	r := triage.Row{Live: true, Status: s, Watermark: evs(wm...), ActivationStops: 1, ActivatedAt: opened}
 	if s == triage.Pending {
 		r.AttemptID = old
 	}
@@ -94,7 +94,7 @@ func TestBegin(t *testing.T) {
 	p := triage.Default
 	with := func(r triage.Row, f func(*triage.Row)) triage.Row { f(&r); return r }
 	notLive := func(r *triage.Row) { r.Live = false }
-	stops := func(n int) func(*triage.Row) { return func(r *triage.Row) { r.StopCount = n } }
+	stops := func(n int) func(*triage.Row) { return func(r *triage.Row) { r.ActivationStops = n } }
 
 	type want struct {
 		armed     bool
@@ -122,7 +122,7 @@ func TestBegin(t *testing.T) {
 		want    want
 	}{
 		// 1. not live, whatever else holds
-		{"not live, idle with every arm of the debounce", with(row(triage.Idle), func(r *triage.Row) { notLive(r); r.StopCount = 9 }), list(1), opened.Add(time.Hour),
+		{"not live, idle with every arm of the debounce", with(row(triage.Idle), func(r *triage.Row) { notLive(r); r.ActivationStops = 9 }), list(1), opened.Add(time.Hour),
 			declined(triage.ReasonNotLive, with(row(triage.Idle), notLive))},
 		{"not live, pending: the attempt id is not published", with(row(triage.Pending), notLive), list(), early,
 			declined(triage.ReasonNotLive, with(row(triage.Pending), notLive))},
@@ -194,7 +194,7 @@ func TestBegin(t *testing.T) {
 		{"idle, watermark id missing from the listing", with(row(triage.Idle, 1, 2), stops(3)), list(2, 3), early, armed(1, 2, 3)},
 
 		// an unknown status never arms and is never written
-		{"unknown status", with(row(triage.Idle), func(r *triage.Row) { r.Status = "bogus"; r.StopCount = 9 }), list(1), opened.Add(time.Hour),
+		{"unknown status", with(row(triage.Idle), func(r *triage.Row) { r.Status = "bogus"; r.ActivationStops = 9 }), list(1), opened.Add(time.Hour),
 			want{reason: triage.ReasonNoSignal, status: "bogus"}},
 	}
 	for _, tt := range tests {
@@ -394,12 +394,12 @@ type stepper struct {
 }
 
 func newStepper(t *testing.T) *stepper {
-	return &stepper{t: t, p: triage.Default, row: triage.Row{Live: true, Status: triage.Idle, OpenedAt: opened}, next: 1, now: early}
+	return &stepper{t: t, p: triage.Default, row: triage.Row{Live: true, Status: triage.Idle, ActivatedAt: opened}, next: 1, now: early}
 }
 
 func (s *stepper) listing() triage.Listing { return triage.Listing{IDs: slices.Clone(s.visible)} }
 
-func (s *stepper) stop() { s.row.StopCount++ }
+func (s *stepper) stop() { s.row.ActivationStops++ }
 
 // write is an attaching write: one new event and the status it leaves.
 func (s *stepper) write() {
@@ -549,7 +549,7 @@ func TestScenarioArmingEventsDoNotRearm(t *testing.T) {
 func ExamplePolicy_Begin() {
 	p := triage.Default
 	opened := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
-	r := triage.Row{Live: true, Status: triage.Idle, StopCount: 1, OpenedAt: opened}
+	r := triage.Row{Live: true, Status: triage.Idle, ActivationStops: 1, ActivatedAt: opened}
 	attempt := uuid.MustParse("0195d1b2-0000-7000-8000-00000000a002")
 
 	// The first Stop of a session: no substance yet.

@@ -21,6 +21,14 @@ func utcPtr(t *time.Time) *time.Time {
 	return &u
 }
 
+// nonZero maps the zero time to NULL.
+func nonZero(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return utcPtr(&t)
+}
+
 func nullUUID(id uuid.UUID) *uuid.UUID {
 	if id == uuid.Nil {
 		return nil
@@ -74,6 +82,8 @@ type sessionModel struct {
 	LastSeenAt          time.Time  `bun:"last_seen_at"`
 	ActivationEpoch     int        `bun:"activation_epoch"`
 	StopCount           int        `bun:"stop_count"`
+	ActivatedAt         *time.Time `bun:"activated_at"`
+	ActivationStops     int        `bun:"activation_stops"`
 	Compactions         int        `bun:"compactions"`
 	TriageStatus        string     `bun:"triage_status"`
 	TriageAttemptID     *uuid.UUID `bun:"triage_attempt_id,type:uuid"`
@@ -97,6 +107,7 @@ func toSessionModel(s *continuity.Session) *sessionModel {
 		Project: nullString(s.Project), Scope: nullString(s.Scope), Selector: s.Selector.Canonical(),
 		OpenedAt: utc(s.OpenedAt), ClosedAt: utcPtr(s.ClosedAt), LastSeenAt: utc(s.LastSeenAt),
 		ActivationEpoch: s.ActivationEpoch, StopCount: s.StopCount, Compactions: s.Compactions, TriageStatus: s.TriageStatus,
+		ActivatedAt: nonZero(s.ActivatedAt), ActivationStops: s.ActivationStops,
 		TriageAttemptID: nullUUID(s.TriageAttemptID), LastTriagedEventIDs: mustJSON(ids),
 		BriefingDeliveredAt: utcPtr(s.BriefingDeliveredAt), BriefedMemories: mustJSON(briefed),
 		LastMessageExcerpt: nullString(s.LastMessageExcerpt),
@@ -110,7 +121,11 @@ func (m *sessionModel) session() (*continuity.Session, error) {
 		OpenedAt: utc(m.OpenedAt), ClosedAt: utcPtr(m.ClosedAt), LastSeenAt: utc(m.LastSeenAt),
 		ActivationEpoch: m.ActivationEpoch, StopCount: m.StopCount, Compactions: m.Compactions, TriageStatus: m.TriageStatus,
 		TriageAttemptID: fromNullUUID(m.TriageAttemptID), BriefingDeliveredAt: utcPtr(m.BriefingDeliveredAt),
-		LastMessageExcerpt: fromNullString(m.LastMessageExcerpt),
+		LastMessageExcerpt: fromNullString(m.LastMessageExcerpt), ActivationStops: m.ActivationStops,
+	}
+	s.ActivatedAt = s.OpenedAt
+	if m.ActivatedAt != nil {
+		s.ActivatedAt = utc(*m.ActivatedAt)
 	}
 	if err := json.Unmarshal([]byte(m.Selector), &s.Selector); err != nil {
 		return nil, err
@@ -230,5 +245,6 @@ type excerptModel struct {
 	Agent     string    `bun:"agent"`
 	SessionID string    `bun:"session_id"`
 	Text      string    `bun:"text"`
+	Truncated bool      `bun:"truncated"`
 	At        time.Time `bun:"at"`
 }

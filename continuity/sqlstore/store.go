@@ -156,6 +156,11 @@ func (s *Store) detectPrivilege(ctx context.Context) error {
 	return nil
 }
 
+// SerialWrites reports whether write transactions never overlap: true on
+// SQLite, whose immediate transactions admit one writer at a time; false on
+// Postgres, where the project lock and row locks order them.
+func (s *Store) SerialWrites() bool { return !s.postgres }
+
 // Postgres reports whether the store runs on Postgres.
 func (s *Store) Postgres() bool { return s.postgres }
 

@@ -55,6 +55,26 @@ func (t *tx) SessionByID(ctx context.Context, id uuid.UUID) (*continuity.Session
 	return m.session()
 }
 
+func (t *tx) ProjectByKey(ctx context.Context, agent, sessionID string) (string, error) {
+	return t.project(ctx, t.db.NewSelect().Where("agent = ?", agent).Where("session_id = ?", sessionID))
+}
+
+func (t *tx) ProjectByID(ctx context.Context, id uuid.UUID) (string, error) {
+	return t.project(ctx, t.db.NewSelect().Where("id = ?", id))
+}
+
+// project reads one session row's project without locking the row: the
+// column never changes after insert, so a caller may read it first and take
+// the project lock before the row lock.
+func (t *tx) project(ctx context.Context, q *bun.SelectQuery) (string, error) {
+	var p *string
+	err := q.TableExpr("agent_sessions").Column("project").Where("user_id = ?", t.tenant).Limit(1).Scan(ctx, &p)
+	if err != nil {
+		return "", notFoundOr(err, "session")
+	}
+	return fromNullString(p), nil
+}
+
 func notFoundOr(err error, what string) error {
 	if errors.Is(err, sql.ErrNoRows) {
 		return notFound(what)
@@ -350,7 +370,7 @@ func (t *tx) PromptCount(ctx context.Context, agent, sessionID string) (int, err
 }
 
 func (t *tx) InsertStopExcerpt(ctx context.Context, keep int, e *continuity.StopExcerpt) error {
-	m := &excerptModel{ID: e.ID, UserID: t.tenant, Agent: e.Agent, SessionID: e.SessionID, Text: e.Text, At: utc(e.At)}
+	m := &excerptModel{ID: e.ID, UserID: t.tenant, Agent: e.Agent, SessionID: e.SessionID, Text: e.Text, Truncated: e.Truncated, At: utc(e.At)}
 	if _, err := t.db.NewInsert().Model(m).Exec(ctx); err != nil {
 		return err
 	}
@@ -372,7 +392,7 @@ func (t *tx) StopExcerpts(ctx context.Context, agent, sessionID string) ([]conti
 	}
 	out := make([]continuity.StopExcerpt, len(ms))
 	for i, m := range ms {
-		out[i] = continuity.StopExcerpt{ID: m.ID, Tenant: m.UserID, Agent: m.Agent, SessionID: m.SessionID, Text: m.Text, At: utc(m.At)}
+		out[i] = continuity.StopExcerpt{ID: m.ID, Tenant: m.UserID, Agent: m.Agent, SessionID: m.SessionID, Text: m.Text, Truncated: m.Truncated, At: utc(m.At)}
 	}
 	return out, nil
 }

@@ -105,9 +105,9 @@ func testLifecycle(t *testing.T, h Harness) {
 		}{
 			{"startup/none inserts", rowNone, continuity.SourceStartup, "baton", nil, 1, true, false, "baton", false, continuity.EventSessionStarted},
 			{"startup/live same params is a no-op", rowLive, continuity.SourceStartup, "baton", nil, 1, false, false, "baton", false, ""},
-			{"startup/closed reopens and restamps", rowClosed, continuity.SourceStartup, "other", []continuity.BriefedMemory{}, 2, false, true, "other", true, continuity.EventSessionReopened},
-			{"startup/lapsed reopens and restamps", rowLapsed, continuity.SourceStartup, "other", []continuity.BriefedMemory{}, 2, false, true, "other", true, continuity.EventSessionReopened},
-			{"startup/swept reopens", rowSwept, continuity.SourceStartup, "other", nil, 2, false, true, "other", false, continuity.EventSessionReopened},
+			{"startup/closed same values reopens and restamps", rowClosed, continuity.SourceStartup, "baton", []continuity.BriefedMemory{}, 2, false, true, "baton", true, continuity.EventSessionReopened},
+			{"startup/lapsed same values reopens and restamps", rowLapsed, continuity.SourceStartup, "baton", []continuity.BriefedMemory{}, 2, false, true, "baton", true, continuity.EventSessionReopened},
+			{"startup/swept same values reopens", rowSwept, continuity.SourceStartup, "baton", nil, 2, false, true, "baton", false, continuity.EventSessionReopened},
 			{"resume/none inserts", rowNone, continuity.SourceResume, "moved", nil, 1, true, false, "moved", false, continuity.EventSessionResumed},
 			{"resume/live bumps the epoch", rowLive, continuity.SourceResume, "moved", []continuity.BriefedMemory{}, 2, false, false, "baton", false, continuity.EventSessionResumed},
 			{"resume/closed reopens", rowClosed, continuity.SourceResume, "", nil, 2, false, true, "baton", false, continuity.EventSessionResumed},
@@ -161,36 +161,110 @@ func testLifecycle(t *testing.T, h Harness) {
 	})
 
 	t.Run("StartupConflict", func(t *testing.T) {
-		t.Parallel()
-		f := newFixture(t, h)
-		base := mustOpen(t, f, tenantA, startup("s1"))
-		cases := []struct {
-			name   string
-			mutate func(*continuity.OpenParams)
-			code   continuity.Code
-		}{
-			{"same values", func(p *continuity.OpenParams) {}, ""},
-			{"surrounding whitespace is canonical", func(p *continuity.OpenParams) { p.Project = "  baton " }, ""},
-			{"selector in another key order", func(p *continuity.OpenParams) {
-				p.Selector = continuity.Selector{"kind": "all"}
-			}, ""},
-			{"different project", func(p *continuity.OpenParams) { p.Project = "other" }, continuity.CodeConflict},
-			{"project dropped", func(p *continuity.OpenParams) { p.Project = "" }, continuity.CodeConflict},
-			{"different scope", func(p *continuity.OpenParams) { p.Scope = "ui" }, continuity.CodeConflict},
-			{"different selector", func(p *continuity.OpenParams) { p.Selector = continuity.Selector{"kind": "scope"} }, continuity.CodeConflict},
-			{"extra selector axis", func(p *continuity.OpenParams) { p.Selector = continuity.Selector{"kind": "all", "scope": "core"} }, continuity.CodeConflict},
+		// The natural key is the request token whatever the row's state: a
+		// startup carrying other values is a recycled id colliding, never a
+		// takeover of a closed or lapsed conversation.
+		for _, from := range []rowState{rowLive, rowClosed, rowLapsed, rowSwept} {
+			t.Run(string(from), func(t *testing.T) {
+				t.Parallel()
+				f := newFixture(t, h)
+				base := prepare(t, f, "s1", from)
+				before := view(t, f, tenantA, "s1")
+				cases := []struct {
+					name   string
+					mutate func(*continuity.OpenParams)
+					code   continuity.Code
+				}{
+					{"different project", func(p *continuity.OpenParams) { p.Project = "other" }, continuity.CodeConflict},
+					{"project dropped", func(p *continuity.OpenParams) { p.Project = "" }, continuity.CodeConflict},
+					{"different scope", func(p *continuity.OpenParams) { p.Scope = "ui" }, continuity.CodeConflict},
+					{"different selector", func(p *continuity.OpenParams) { p.Selector = continuity.Selector{"kind": "scope"} }, continuity.CodeConflict},
+					{"extra selector axis", func(p *continuity.OpenParams) { p.Selector = continuity.Selector{"kind": "all", "scope": "core"} }, continuity.CodeConflict},
+				}
+				for _, tc := range cases {
+					p := startup("s1")
+					tc.mutate(&p)
+					_, err := f.svc.Open(ctx, tenantA, p)
+					if continuity.ErrorCode(err) != tc.code {
+						t.Fatalf("%s: code %q (%v), want %q", tc.name, continuity.ErrorCode(err), err, tc.code)
+					}
+				}
+				v := view(t, f, tenantA, "s1")
+				if v.ActivationEpoch != before.ActivationEpoch || v.Project != "baton" || v.Scope != "core" || v.ID != base ||
+					(v.ClosedAt == nil) != (before.ClosedAt == nil) || !v.LastSeenAt.Equal(before.LastSeenAt) {
+					t.Fatalf("row changed by conflicts: %+v, was %+v", v.Session, before.Session)
+				}
+			})
 		}
-		for _, tc := range cases {
-			p := startup("s1")
-			tc.mutate(&p)
-			_, err := f.svc.Open(ctx, tenantA, p)
-			if continuity.ErrorCode(err) != tc.code {
-				t.Fatalf("%s: code %q (%v), want %q", tc.name, continuity.ErrorCode(err), err, tc.code)
+		t.Run("retries", func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, h)
+			base := mustOpen(t, f, tenantA, startup("s1"))
+			for name, mutate := range map[string]func(*continuity.OpenParams){
+				"same values":                         func(p *continuity.OpenParams) {},
+				"surrounding whitespace is canonical": func(p *continuity.OpenParams) { p.Project = "  baton " },
+				"selector in another key order":       func(p *continuity.OpenParams) { p.Selector = continuity.Selector{"kind": "all"} },
+			} {
+				p := startup("s1")
+				mutate(&p)
+				if _, err := f.svc.Open(ctx, tenantA, p); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
 			}
-		}
-		v := view(t, f, tenantA, "s1")
-		if v.ActivationEpoch != 1 || v.Project != "baton" || v.Scope != "core" || v.ID != base.SessionRunID {
-			t.Fatalf("row changed by retries/conflicts: %+v", v.Session)
+			if v := view(t, f, tenantA, "s1"); v.ActivationEpoch != 1 || v.ID != base.SessionRunID {
+				t.Fatalf("row changed by retries: %+v", v.Session)
+			}
+		})
+	})
+
+	t.Run("ReopenStartsANewActivation", func(t *testing.T) {
+		// A startup on a closed or lapsed row with the same values is a new
+		// activation: the debounce counts its Stops and its time only, and
+		// the handshake of the activation before it does not carry over.
+		for _, from := range []rowState{rowClosed, rowLapsed} {
+			t.Run(string(from), func(t *testing.T) {
+				t.Parallel()
+				f := newFixture(t, h)
+				mustOpen(t, f, tenantA, startup("s1"))
+				for range 5 {
+					f.clock.Advance(time.Minute)
+					if _, err := f.svc.Heartbeat(ctx, tenantA, continuity.HeartbeatParams{Agent: agent, SessionID: "s1", Stop: true}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				armed, err := f.svc.TriageBegin(ctx, tenantA, continuity.TriageParams{Agent: agent, SessionID: "s1"})
+				if err != nil || !armed.Armed {
+					t.Fatalf("the first activation's fifth Stop should arm: %+v, %v", armed, err)
+				}
+				if from == rowClosed {
+					if _, err := f.svc.Close(ctx, tenantA, continuity.CloseParams{Agent: agent, SessionID: "s1"}); err != nil {
+						t.Fatal(err)
+					}
+					f.clock.Advance(time.Hour)
+				} else {
+					f.clock.Advance(afterLease)
+				}
+				r := mustOpen(t, f, tenantA, startup("s1"))
+				if !r.Reopened || r.ActivationEpoch != 2 {
+					t.Fatalf("reopen = %+v, want reopened at epoch 2", r)
+				}
+				v := view(t, f, tenantA, "s1")
+				if v.TriageStatus != "idle" || v.TriageAttemptID != uuid.Nil || v.ActivationStops != 0 || !v.ActivatedAt.Equal(f.clock.Now()) || v.StopCount != 5 {
+					t.Fatalf("reopened row: triage %s attempt %v activation stops %d activated %v stops %d; want idle, none, 0, now, 5 in all",
+						v.TriageStatus, v.TriageAttemptID, v.ActivationStops, v.ActivatedAt, v.StopCount)
+				}
+				f.clock.Advance(time.Second)
+				if _, err := f.svc.Heartbeat(ctx, tenantA, continuity.HeartbeatParams{Agent: agent, SessionID: "s1", Stop: true}); err != nil {
+					t.Fatal(err)
+				}
+				first, err := f.svc.TriageBegin(ctx, tenantA, continuity.TriageParams{Agent: agent, SessionID: "s1"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if first.Armed || first.Reason != "debounce" {
+					t.Fatalf("first Stop of the reopened conversation = %+v, want declined for debounce", first)
+				}
+			})
 		}
 	})
 
@@ -304,24 +378,38 @@ func testLifecycle(t *testing.T, h Harness) {
 	})
 
 	t.Run("ExcerptBound", func(t *testing.T) {
+		// The excerpt is bounded by cutting it, never by refusing the
+		// heartbeat it rides on: the lease is refreshed and the Stop
+		// counted whatever the message's length.
 		t.Parallel()
 		f := newFixture(t, h)
 		mustOpen(t, f, tenantA, startup("s1"))
-		for _, tc := range []struct {
-			n    int
-			code continuity.Code
-		}{{0, ""}, {continuity.MaxExcerptLen, ""}, {continuity.MaxExcerptLen + 1, continuity.CodeInvalid}} {
-			s := strings.Repeat("é", tc.n) // characters, not bytes
-			_, err := f.svc.Heartbeat(ctx, tenantA, continuity.HeartbeatParams{Agent: agent, SessionID: "s1", LastMessageExcerpt: &s, Stop: true})
-			wantCode(t, err, tc.code)
-			if tc.code == continuity.CodeInvalid {
-				if _, ok := continuity.ErrorFields(err)["lastMessageExcerpt"]; !ok {
-					t.Fatalf("invalid excerpt error does not name the field: %v", err)
-				}
+		cases := []struct {
+			n         int
+			truncated bool
+		}{{1, false}, {continuity.MaxExcerptLen - 1, false}, {continuity.MaxExcerptLen, false}, {continuity.MaxExcerptLen + 1, true}, {50 * continuity.MaxExcerptLen, true}}
+		for i, tc := range cases {
+			f.clock.Advance(time.Minute)
+			s := strings.Repeat("é", tc.n-1) + "z" // characters, not bytes
+			r, err := f.svc.Heartbeat(ctx, tenantA, continuity.HeartbeatParams{Agent: agent, SessionID: "s1", LastMessageExcerpt: &s, Stop: true})
+			if err != nil {
+				t.Fatalf("%d characters: %v", tc.n, err)
+			}
+			if r.ExcerptTruncated != tc.truncated || !r.LastSeenAt.Equal(f.clock.Now()) {
+				t.Fatalf("%d characters: result %+v, want truncated %v and the lease refreshed", tc.n, r, tc.truncated)
+			}
+			v := view(t, f, tenantA, "s1")
+			want := min(tc.n, continuity.MaxExcerptLen)
+			if v.StopCount != i+1 || len([]rune(v.LastMessageExcerpt)) != want || strings.HasSuffix(v.LastMessageExcerpt, "z") == tc.truncated {
+				t.Fatalf("%d characters: stop_count %d excerpt %d characters; want %d and %d, cut at the end", tc.n, v.StopCount, len([]rune(v.LastMessageExcerpt)), i+1, want)
 			}
 		}
-		if v := view(t, f, tenantA, "s1"); v.StopCount != 2 || len([]rune(v.LastMessageExcerpt)) != continuity.MaxExcerptLen {
-			t.Fatalf("a refused heartbeat wrote: stop_count %d excerpt %d", v.StopCount, len([]rune(v.LastMessageExcerpt)))
+		rec, err := f.svc.Bottles(tenantA, agent).SessionHistory(ctx, "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.StopExcerpts) != len(cases) {
+			t.Fatalf("%d Stop excerpts kept, want %d", len(rec.StopExcerpts), len(cases))
 		}
 	})
 
@@ -446,18 +534,45 @@ func testLease(t *testing.T, h Harness) {
 		})
 	}
 
-	t.Run("CloseExactlyAtLeaseEndIsExplicit", func(t *testing.T) {
-		t.Parallel()
-		f := newFixture(t, h)
-		mustOpen(t, f, tenantA, startup("s1"))
-		f.clock.Advance(lp.Lease - time.Microsecond)
-		if _, err := f.svc.Close(ctx, tenantA, continuity.CloseParams{Agent: agent, SessionID: "s1"}); err != nil {
-			t.Fatal(err)
-		}
-		if v := view(t, f, tenantA, "s1"); v.State != lease.ExplicitlyClosed {
-			t.Fatalf("close inside the lease reads %v", v.State)
-		}
-	})
+	// One boundary (lease.Policy.Expiry): a close stamped inside the lease
+	// protects the row for good; a close stamped at the instant the lease
+	// expires closed a lapsed row, so the row still resurrects, exactly as
+	// an open row read at that instant does.
+	for _, tc := range []struct {
+		name     string
+		at       time.Duration
+		want     lease.State
+		resurrct bool
+	}{
+		{"CloseOneMicrosecondBeforeLeaseEndIsExplicit", lp.Lease - time.Microsecond, lease.ExplicitlyClosed, false},
+		{"CloseExactlyAtLeaseEndIsImplicit", lp.Lease, lease.ImplicitlyClosed, true},
+		{"CloseOneMicrosecondAfterLeaseEndIsImplicit", lp.Lease + time.Microsecond, lease.ImplicitlyClosed, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, h)
+			run := mustOpen(t, f, tenantA, startup("s1")).SessionRunID
+			f.clock.Advance(tc.at)
+			if _, err := f.svc.Close(ctx, tenantA, continuity.CloseParams{Agent: agent, SessionID: "s1"}); err != nil {
+				t.Fatal(err)
+			}
+			if v := view(t, f, tenantA, "s1"); v.State != tc.want {
+				t.Fatalf("close at +%v reads %v, want %v", tc.at, v.State, tc.want)
+			}
+			f.clock.Advance(time.Second)
+			w, err := f.svc.Remember(ctx, tenantA, continuity.RememberParams{Kind: continuity.KindNote, Topic: "t", Content: "c",
+				Project: "baton", SessionRunID: run.String(), Actor: continuity.ActorUserAPI})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := w.SessionRunID == run; got != tc.resurrct {
+				t.Fatalf("a write by run id after a close at +%v attached = %v, want %v", tc.at, got, tc.resurrct)
+			}
+			if v := view(t, f, tenantA, "s1"); (v.State == lease.Live) != tc.resurrct {
+				t.Fatalf("after the write the row reads %v", v.State)
+			}
+		})
+	}
 }
 
 func testValidation(t *testing.T, h Harness) {
