@@ -33,7 +33,7 @@
 //	pointer.go     Pointer (the injected text) and Bottler.Continuation
 //	bottler.go     Bottler: Render, Read, Archive, cursor and parse cache
 //	seal.go        Drainer, Marker, MarkerArmer, MarkerClaimer, Bottler.Seal
-//	file.go        ValidateSessionID, WriteFileAtomic
+//	file.go        ValidateSessionID (the one session-id rule), WriteFileAtomic
 //	lock*.go       the per-session lock file (flock, LockFileEx)
 //	bench.sh       the marathon benchmarks with their ratios (see BENCH.md)
 package bottle

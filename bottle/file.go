@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -13,14 +14,24 @@ import (
 // file name.
 var ErrInvalidSession = errors.New("bottle: invalid session id")
 
+// MaxSessionIDLen is the longest session id, in characters (the id is
+// ASCII, so also in bytes). It is the whole library's bound: continuity
+// refers to it by name.
+const MaxSessionIDLen = 128
+
 // sessionIDRE admits the ids harnesses use (UUIDs and similar) and nothing
 // that could leave the bottles directory: no separators, no leading dot.
-var sessionIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+var sessionIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,` + strconv.Itoa(MaxSessionIDLen-1) + `}$`)
 
-// ValidateSessionID returns ErrInvalidSession unless id is 1–128 characters
-// of letters, digits, '.', '_' and '-', starting with a letter or digit and
-// containing no "..": a name that stays inside the bottles directory on every
-// operating system.
+// SessionIDRule is ValidateSessionID's rule in words, the reason a caller
+// reads when an id is refused.
+var SessionIDRule = "must be 1-" + strconv.Itoa(MaxSessionIDLen) + ` letters, digits, '.', '_' or '-', start with a letter or digit and not contain ".."`
+
+// ValidateSessionID returns ErrInvalidSession unless id is 1–MaxSessionIDLen
+// characters of letters, digits, '.', '_' and '-', starting with a letter or
+// digit and containing no "..": a name that stays inside the bottles
+// directory on every operating system. It is the one session-id rule of the
+// library: continuity refuses at Open every id a bottle would refuse.
 func ValidateSessionID(id string) error {
 	if !sessionIDRE.MatchString(id) || strings.Contains(id, "..") {
 		return fmt.Errorf("%w: %q", ErrInvalidSession, id)

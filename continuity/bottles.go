@@ -2,6 +2,8 @@ package continuity
 
 import (
 	"context"
+	"maps"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -27,21 +29,35 @@ func (s *Service) Bottles(tenant, agent string) *BottleStore {
 	return &BottleStore{svc: s, tenant: strings.TrimSpace(tenant), agent: agent}
 }
 
-func (b *BottleStore) check(sessionID string) (string, error) {
+// check validates the tenant, the agent and the session id; fields holds
+// the caller's own failures, if any, so one error names them all.
+func (b *BottleStore) check(sessionID string, fields map[string]string) (string, error) {
 	_, _, sid, err := sessionKey(b.tenant, b.agent, sessionID)
-	return sid, err
+	f := map[string]string{}
+	maps.Copy(f, ErrorFields(err))
+	maps.Copy(f, fields)
+	return sid, fieldsErr(f)
 }
 
-// ArmBottle arms the session's marker, replacing any earlier one.
+// ArmBottle arms the session's marker, replacing any earlier one. The mode
+// is a rung a bottle is written on (full or reconstructed), the gap between
+// 0 and MaxBottleGap, the path at most MaxPathLen characters.
 //
 // Errors: invalid.
 func (b *BottleStore) ArmBottle(ctx context.Context, m bottle.Marker) error {
-	sid, err := b.check(m.SessionID)
+	f := map[string]string{}
+	if strings.TrimSpace(m.Path) == "" {
+		f["path"] = "is required"
+	} else {
+		checkLen(f, "path", m.Path, 1, MaxPathLen)
+	}
+	oneOf(f, "mode", string(m.Mode), string(bottle.ModeFull), string(bottle.ModeReconstructed))
+	if m.Gap < 0 || m.Gap > MaxBottleGap {
+		f["gap"] = "must be between 0 and " + strconv.Itoa(MaxBottleGap)
+	}
+	sid, err := b.check(m.SessionID, f)
 	if err != nil {
 		return err
-	}
-	if strings.TrimSpace(m.Path) == "" {
-		return Invalid("path", "is required")
 	}
 	now := b.svc.clock()
 	armedAt := m.ArmedAt
@@ -62,7 +78,7 @@ func (b *BottleStore) ArmBottle(ctx context.Context, m bottle.Marker) error {
 //
 // Errors: invalid.
 func (b *BottleStore) ClaimBottle(ctx context.Context, sessionID string) (bottle.Marker, bool, error) {
-	sid, err := b.check(sessionID)
+	sid, err := b.check(sessionID, nil)
 	if err != nil {
 		return bottle.Marker{}, false, err
 	}
@@ -92,7 +108,7 @@ func (b *BottleStore) ClaimBottle(ctx context.Context, sessionID string) (bottle
 //
 // Errors: invalid.
 func (b *BottleStore) SessionHistory(ctx context.Context, sessionID string) (bottle.Record, error) {
-	sid, err := b.check(sessionID)
+	sid, err := b.check(sessionID, nil)
 	if err != nil {
 		return bottle.Record{}, err
 	}
@@ -142,7 +158,9 @@ func promptAt(ps []Prompt, e StopExcerpt) int {
 //
 // Errors: invalid.
 func (b *BottleStore) RecordPrompt(ctx context.Context, sessionID, text string) error {
-	sid, err := b.check(sessionID)
+	f := map[string]string{}
+	checkText(f, "text", text)
+	sid, err := b.check(sessionID, f)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/batonhq/baton/bottle"
 )
 
 // Code is one of baton's stable error codes. The HTTP adapter maps each code
@@ -75,14 +77,29 @@ func Invalid(field, reason string) *Error {
 	return &Error{Code: CodeInvalid, Message: "invalid input", Fields: map[string]string{field: reason}}
 }
 
-// ErrorCode returns the code of err: its *Error's code, or internal for any
-// other non-nil error, or "" for nil.
+// asError returns the *Error err carries, or nil. The bottle package sits
+// below continuity and cannot return baton's codes; its one input error, a
+// session id that breaks the library's session-id rule, is the caller's bad
+// input, so it reads here as invalid naming sessionId, never internal.
+func asError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if errors.Is(err, bottle.ErrInvalidSession) {
+		return Invalid("sessionId", bottle.SessionIDRule)
+	}
+	return nil
+}
+
+// ErrorCode returns the code of err: its *Error's code (a bottle refusing a
+// session id reads as invalid), or internal for any other non-nil error, or
+// "" for nil.
 func ErrorCode(err error) Code {
 	if err == nil {
 		return ""
 	}
-	var e *Error
-	if errors.As(err, &e) {
+	if e := asError(err); e != nil {
 		return e.Code
 	}
 	return CodeInternal
@@ -90,8 +107,7 @@ func ErrorCode(err error) Code {
 
 // ErrorFields returns the invalid fields of err, or nil.
 func ErrorFields(err error) map[string]string {
-	var e *Error
-	if errors.As(err, &e) {
+	if e := asError(err); e != nil {
 		return e.Fields
 	}
 	return nil
@@ -100,8 +116,7 @@ func ErrorFields(err error) map[string]string {
 // ErrorMessage returns a message safe to show a caller: an *Error's message,
 // or a generic one for anything else, so internal detail never leaks.
 func ErrorMessage(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
+	if e := asError(err); e != nil {
 		return e.Message
 	}
 	return "internal error"

@@ -2,7 +2,9 @@ package continuity
 
 import (
 	"context"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -29,7 +31,7 @@ func (p *ReceiptParams) normalize(tenant string) (string, error) {
 			f["agent"] = r
 		}
 	}
-	p.SessionID = trimField(f, "sessionId", p.SessionID, 0, MaxSessionIDLen)
+	p.SessionID = sessionIDField(f, "sessionId", p.SessionID, false)
 	return tenant, fieldsErr(f)
 }
 
@@ -89,15 +91,32 @@ func (s *Service) Receive(ctx context.Context, tenant string, p ReceiptParams, w
 }
 
 // AppendEvent appends one ledger line with the given event name and payload.
-// Payload keys that collide with the envelope (event, at, tenant, session)
-// are refused.
+// session, when set, is a session id. The payload holds at most
+// MaxLedgerFields fields, each key no longer than an event name and each
+// value at most MaxLedgerValueLen characters; keys that collide with the
+// envelope (event, at, tenant, session) are refused.
 //
 // Errors: invalid, internal.
 func (s *Service) AppendEvent(ctx context.Context, tenant, event, session string, fields map[string]string) (uuid.UUID, error) {
 	f := map[string]string{}
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
 	event = trimField(f, "event", event, 1, maxReceiptField)
-	for k := range fields {
+	session = sessionIDField(f, "session", session, false)
+	if len(fields) > MaxLedgerFields {
+		f["fields"] = "must hold at most " + strconv.Itoa(MaxLedgerFields) + " fields"
+	}
+	for k, v := range fields {
+		// A bad key is named only as "fields": the key itself may not be
+		// fit to print.
+		if r := textReason(k); r != "" {
+			f["fields"] = "keys " + r
+			continue
+		}
+		if k == "" || utf8.RuneCountInString(k) > maxReceiptField {
+			f["fields"] = "keys must be 1-" + strconv.Itoa(maxReceiptField) + " characters"
+			continue
+		}
+		checkLen(f, "fields."+k, v, 0, MaxLedgerValueLen)
 		if isEnvelopeKey(k) {
 			f["fields."+k] = "collides with the ledger envelope"
 		}

@@ -86,6 +86,9 @@ func parseMemoryID(s string) (uuid.UUID, error) {
 // content validates an atom's content: privacy filtered, 1-2000
 // characters. Longer content is refused, never silently split.
 func content(f map[string]string, field, s string) string {
+	if !checkText(f, field, s) {
+		return s
+	}
 	s = strings.TrimSpace(Scrub(s))
 	switch n := utf8.RuneCountInString(s); {
 	case n == 0:
@@ -100,7 +103,7 @@ func (p *RememberParams) normalize(tenant string) (string, *uuid.UUID, error) {
 	f := map[string]string{}
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
 	oneOf(f, "kind", string(p.Kind), kindNames...)
-	p.Topic = trimField(f, "topic", Scrub(p.Topic), 1, MaxTopicLen)
+	p.Topic = scrubField(f, "topic", p.Topic, 1, MaxTopicLen)
 	p.Content = content(f, "content", p.Content)
 	p.Project = trimField(f, "project", p.Project, 0, MaxFacetLen)
 	p.Scope = trimField(f, "scope", p.Scope, 0, MaxFacetLen)
@@ -161,7 +164,7 @@ func (s *Service) Revise(ctx context.Context, tenant, id string, p ReviseParams)
 		oneOf(f, "kind", string(p.Kind), kindNames...)
 	}
 	if p.Topic != "" {
-		p.Topic = trimField(f, "topic", Scrub(p.Topic), 1, MaxTopicLen)
+		p.Topic = scrubField(f, "topic", p.Topic, 1, MaxTopicLen)
 	}
 	p.Content = content(f, "content", p.Content)
 	p.Project = trimField(f, "project", p.Project, 0, MaxFacetLen)
@@ -333,7 +336,7 @@ func (s *Service) Import(ctx context.Context, tenant string, p ImportParams, act
 	f := map[string]string{}
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
 	oneOf(f, "kind", string(p.Kind), kindNames...)
-	p.Topic = trimField(f, "topic", Scrub(p.Topic), 1, MaxTopicLen)
+	p.Topic = scrubField(f, "topic", p.Topic, 1, MaxTopicLen)
 	p.Content = content(f, "content", p.Content)
 	p.Project = trimField(f, "project", p.Project, 0, MaxFacetLen)
 	p.Scope = trimField(f, "scope", p.Scope, 0, MaxFacetLen)

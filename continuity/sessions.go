@@ -56,9 +56,15 @@ func (p *OpenParams) normalize(tenant string) (string, error) {
 	oneOf(f, "source", string(p.Source), string(SourceStartup), string(SourceResume))
 	p.Project = trimField(f, "project", p.Project, 0, MaxFacetLen)
 	p.Scope = trimField(f, "scope", p.Scope, 0, MaxFacetLen)
+	if len(p.Selector) > MaxSelectorAxes {
+		f["selector"] = "must have at most " + strconv.Itoa(MaxSelectorAxes) + " axes"
+	}
 	for k, v := range p.Selector {
-		if k == "" || len(k) > MaxFacetLen || len(v) > MaxFacetLen {
-			f["selector"] = "keys must be 1-200 characters and values at most 200"
+		if !checkText(f, "selector", k) || !checkText(f, "selector", v) {
+			continue
+		}
+		if k == "" || utf8.RuneCountInString(k) > MaxFacetLen || utf8.RuneCountInString(v) > MaxFacetLen {
+			f["selector"] = "keys must be 1-" + strconv.Itoa(MaxFacetLen) + " characters and values at most " + strconv.Itoa(MaxFacetLen)
 		}
 	}
 	if len(p.BriefedMemories) > MaxBriefedMemories {
@@ -68,9 +74,7 @@ func (p *OpenParams) normalize(tenant string) (string, error) {
 		if b.ID == uuid.Nil {
 			f["briefedMemories["+strconv.Itoa(i)+"].id"] = "is required"
 		}
-		if utf8.RuneCountInString(b.Topic) > MaxTopicLen {
-			f["briefedMemories["+strconv.Itoa(i)+"].topic"] = "must be at most 200 characters"
-		}
+		checkLen(f, "briefedMemories["+strconv.Itoa(i)+"].topic", b.Topic, 0, MaxTopicLen)
 		if _, err := ParseMemoryStatus(b.Status); err != nil {
 			f["briefedMemories["+strconv.Itoa(i)+"].status"] = "must be one of open resolved archived"
 		}
@@ -401,6 +405,12 @@ type ClearResult struct {
 //
 // Errors: invalid, conflict, internal.
 func (s *Service) Clear(ctx context.Context, tenant string, p OpenParams) (ClearResult, error) {
+	// The whole input is checked before the probe: a probe that finds the
+	// row ends the clear, and must not let the rest of a bad input pass.
+	p.Source = SourceStartup
+	if _, err := p.normalize(tenant); err != nil {
+		return ClearResult{}, err
+	}
 	hb, err := s.Heartbeat(ctx, tenant, HeartbeatParams{Agent: p.Agent, SessionID: p.SessionID})
 	if err == nil {
 		return ClearResult{SessionRunID: hb.SessionRunID, ActivationEpoch: hb.ActivationEpoch}, nil
@@ -408,7 +418,6 @@ func (s *Service) Clear(ctx context.Context, tenant string, p OpenParams) (Clear
 	if ErrorCode(err) != CodeNotFound {
 		return ClearResult{}, err
 	}
-	p.Source = SourceStartup
 	op, err := s.Open(ctx, tenant, p)
 	if err != nil {
 		return ClearResult{}, err

@@ -17,12 +17,14 @@ import (
 // inside the store and never reaches the caller as such.
 type Store interface {
 	// Write runs fn in one read-write transaction whose every statement is
-	// confined to tenant. On SQLite it is an immediate transaction; on
-	// Postgres the tenant is a per-transaction setting the row-level
-	// security policies read. If fn returns an error the transaction rolls
-	// back and Write returns that error.
+	// confined to tenant. A tenant ValidateTenant refuses is invalid naming
+	// the tenant, and fn does not run. On SQLite it is an immediate
+	// transaction; on Postgres the tenant is a per-transaction setting the
+	// row-level security policies read. If fn returns an error the
+	// transaction rolls back and Write returns that error.
 	Write(ctx context.Context, tenant string, fn func(ctx context.Context, tx Tx) error) error
-	// Read runs fn in one read-only view confined to tenant.
+	// Read runs fn in one read-only view confined to tenant; a tenant
+	// ValidateTenant refuses is invalid, as for Write.
 	Read(ctx context.Context, tenant string, fn func(ctx context.Context, tx Tx) error) error
 	// Close releases the store's connections.
 	Close() error

@@ -3,23 +3,42 @@ package continuity
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
+	"github.com/batonhq/baton/bottle"
 	"github.com/go-playground/validator/v10"
 )
 
 // Input limits, declared once.
 const (
-	MaxTenantLen    = 128
-	MaxAgentLen     = 64
-	MaxSessionIDLen = 256
+	MaxTenantLen = 128
+	MaxAgentLen  = 64
+	// MaxSessionIDLen is the bottle's bound: a session id follows the one
+	// rule of the library, bottle.ValidateSessionID, so every id Open
+	// accepts can name a bottle file.
+	MaxSessionIDLen = bottle.MaxSessionIDLen
 	MaxExcerptLen   = 4000
 	MaxContentLen   = 2000
 	MaxTopicLen     = 200
 	MaxFacetLen     = 200
 	MaxPromptLen    = 4000
+	// MaxSelectorAxes bounds the axes of an Open's selector (a kind and a
+	// few facets; each key and value at most MaxFacetLen).
+	MaxSelectorAxes = 16
+	// MaxLedgerFields bounds the payload fields of one ledger line, and
+	// MaxLedgerValueLen each value's characters (a key is no longer than
+	// an event name).
+	MaxLedgerFields   = 32
+	MaxLedgerValueLen = 1000
+	// MaxPathLen bounds a bottle marker's path.
+	MaxPathLen = 4096
+	// MaxBottleGap bounds a bottle marker's gap: the column is a 32-bit
+	// integer on Postgres.
+	MaxBottleGap = math.MaxInt32
 )
 
 var agentPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
@@ -62,10 +81,36 @@ func oneOf(fields map[string]string, name, v string, values ...string) {
 	}
 }
 
-// trimField trims a free-text field and validates its length in characters
-// (validator counts runes, not bytes).
-func trimField(fields map[string]string, name, v string, min, max int) string {
-	v = strings.TrimSpace(v)
+// checkText records why v cannot be stored as text in field, and reports
+// whether it can. Text that is not valid UTF-8 would be rewritten to U+FFFD
+// on the way to the database, so two different inputs (two tenants, two
+// session ids) would share one row; a NUL byte is refused by Postgres. Both
+// are the caller's bad input, refused before any SQL is built.
+func checkText(fields map[string]string, name, v string) bool {
+	if r := textReason(v); r != "" {
+		fields[name] = r
+		return false
+	}
+	return true
+}
+
+// textReason returns why v cannot be stored as text, or "".
+func textReason(v string) string {
+	switch {
+	case !utf8.ValidString(v):
+		return "must be valid UTF-8"
+	case strings.IndexByte(v, 0) >= 0:
+		return "must not contain NUL bytes"
+	}
+	return ""
+}
+
+// checkLen validates a text field and its length in characters (validator
+// counts runes, not bytes).
+func checkLen(fields map[string]string, name, v string, min, max int) {
+	if !checkText(fields, name, v) {
+		return
+	}
 	tag := fmt.Sprintf("max=%d", max)
 	if min > 0 {
 		tag = fmt.Sprintf("required,min=%d,max=%d", min, max)
@@ -73,7 +118,33 @@ func trimField(fields map[string]string, name, v string, min, max int) string {
 	if r := varErr(v, tag); r != "" {
 		fields[name] = r
 	}
+}
+
+// trimField trims a free-text field and validates it with checkLen.
+func trimField(fields map[string]string, name, v string, min, max int) string {
+	v = strings.TrimSpace(v)
+	checkLen(fields, name, v, min, max)
 	return v
+}
+
+// scrubField validates free text that is kept only after the privacy
+// filter: the text as given must be storable text, and the filtered text
+// must fit.
+func scrubField(fields map[string]string, name, v string, min, max int) string {
+	if !checkText(fields, name, v) {
+		return v
+	}
+	return trimField(fields, name, Scrub(v), min, max)
+}
+
+// ValidateTenant returns an invalid error naming the tenant unless it is 1 to
+// MaxTenantLen characters of valid UTF-8 with no NUL byte. The service checks
+// every tenant before it opens a transaction; a Store checks again at its
+// edge, so a tenant a driver would rewrite never reaches SQL.
+func ValidateTenant(tenant string) error {
+	f := map[string]string{}
+	checkLen(f, "tenant", tenant, 1, MaxTenantLen)
+	return fieldsErr(f)
 }
 
 // fieldsErr returns an invalid error when fields is non-empty.
@@ -91,8 +162,25 @@ func sessionKey(tenant, agent, sessionID string) (string, string, string, error)
 	if r := varErr(agent, "required,agent"); r != "" {
 		f["agent"] = r
 	}
-	sessionID = trimField(f, "sessionId", sessionID, 1, MaxSessionIDLen)
+	sessionID = sessionIDField(f, "sessionId", sessionID, true)
 	return tenant, agent, sessionID, fieldsErr(f)
+}
+
+// sessionIDField trims a harness session id and validates it against the
+// library's one session-id rule, bottle.ValidateSessionID. An optional id
+// may be empty.
+func sessionIDField(fields map[string]string, name, v string, required bool) string {
+	v = strings.TrimSpace(v)
+	switch {
+	case !checkText(fields, name, v):
+	case v == "":
+		if required {
+			fields[name] = "is required"
+		}
+	case bottle.ValidateSessionID(v) != nil:
+		fields[name] = bottle.SessionIDRule
+	}
+	return v
 }
 
 // reason renders a validator failure as a short phrase for the field.

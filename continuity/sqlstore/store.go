@@ -184,8 +184,10 @@ func (s *Store) Read(ctx context.Context, tenant string, fn func(ctx context.Con
 }
 
 func (s *Store) inTx(ctx context.Context, db *bun.DB, readOnly bool, tenant string, fn func(ctx context.Context, tx continuity.Tx) error) error {
-	if tenant == "" {
-		return continuity.Invalid("tenant", "is required")
+	// The service refuses a bad tenant first; refusing it here too keeps a
+	// tenant a driver would rewrite out of SQL whoever calls the store.
+	if err := continuity.ValidateTenant(tenant); err != nil {
+		return err
 	}
 	var opts *sql.TxOptions
 	if readOnly && s.postgres {

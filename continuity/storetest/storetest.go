@@ -40,6 +40,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Sweep", func(t *testing.T) { testSweep(t, h) })
 	t.Run("Errors", func(t *testing.T) { testErrors(t, h) })
 	t.Run("Validation", func(t *testing.T) { testValidation(t, h) })
+	t.Run("Input", func(t *testing.T) { testInput(t, h) })
 	t.Run("Ledger", func(t *testing.T) { testLedger(t, h) })
 	t.Run("Isolation", func(t *testing.T) { testIsolation(t, h) })
 	t.Run("Concurrency", func(t *testing.T) { testConcurrency(t, h) })

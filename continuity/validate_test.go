@@ -1,0 +1,100 @@
+package continuity
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/batonhq/baton/bottle"
+)
+
+func TestCheckText(t *testing.T) {
+	cases := []struct {
+		v      string
+		reason string
+	}{
+		{"", ""},
+		{"acme", ""},
+		{"héllo ✓", ""},
+		{"\uFFFD", ""},
+		{"acme\xfe", "must be valid UTF-8"},
+		{"acme\xff", "must be valid UTF-8"},
+		{"\xc3", "must be valid UTF-8"},
+		{"\xed\xa0\x80", "must be valid UTF-8"}, // a UTF-16 surrogate
+		{"a\x00b", "must not contain NUL bytes"},
+		{"\x00", "must not contain NUL bytes"},
+		{"\x00\xfe", "must be valid UTF-8"},
+	}
+	for _, c := range cases {
+		f := map[string]string{}
+		ok := checkText(f, "x", c.v)
+		if ok != (c.reason == "") || f["x"] != c.reason {
+			t.Errorf("checkText(%q) = %v, %q; want reason %q", c.v, ok, f["x"], c.reason)
+		}
+	}
+}
+
+func TestValidateTenant(t *testing.T) {
+	cases := []struct {
+		tenant string
+		ok     bool
+	}{
+		{"t", true},
+		{strings.Repeat("t", MaxTenantLen), true},
+		{strings.Repeat("é", MaxTenantLen), true},
+		{"", false},
+		{strings.Repeat("t", MaxTenantLen+1), false},
+		{"acme\xfe", false},
+		{"acme\x00", false},
+	}
+	for _, c := range cases {
+		err := ValidateTenant(c.tenant)
+		if (err == nil) != c.ok {
+			t.Errorf("ValidateTenant(%q) = %v, want ok %v", c.tenant, err, c.ok)
+		}
+		if err != nil && (ErrorCode(err) != CodeInvalid || ErrorFields(err)["tenant"] == "") {
+			t.Errorf("ValidateTenant(%q) = %v, want invalid naming tenant", c.tenant, err)
+		}
+	}
+}
+
+// TestSessionIDField pins the one session-id rule: continuity admits exactly
+// the ids bottle.ValidateSessionID admits (after trimming white space).
+func TestSessionIDField(t *testing.T) {
+	cases := []struct {
+		v        string
+		required bool
+		reason   string
+	}{
+		{"c96e6033-0cbe-4890-a588-1160d3853949", true, ""},
+		{" padded ", true, ""},
+		{strings.Repeat("a", MaxSessionIDLen), true, ""},
+		{"", false, ""},
+		{"  ", true, "is required"},
+		{strings.Repeat("a", MaxSessionIDLen+1), true, bottle.SessionIDRule},
+		{"../escape", true, bottle.SessionIDRule},
+		{"a..b", true, bottle.SessionIDRule},
+		{"é", true, bottle.SessionIDRule},
+		{"s\xfe", true, "must be valid UTF-8"},
+		{"s\x00", false, "must not contain NUL bytes"},
+	}
+	for _, c := range cases {
+		f := map[string]string{}
+		got := sessionIDField(f, "sessionId", c.v, c.required)
+		if f["sessionId"] != c.reason {
+			t.Errorf("sessionIDField(%q) reason %q, want %q", c.v, f["sessionId"], c.reason)
+		}
+		if c.reason == "" && got != "" && bottle.ValidateSessionID(got) != nil {
+			t.Errorf("sessionIDField admits %q, which the bottle refuses", got)
+		}
+	}
+}
+
+// TestBottleErrorIsInvalid: the bottle's refusal of a session id reaches a
+// caller as invalid naming sessionId, never internal.
+func TestBottleErrorIsInvalid(t *testing.T) {
+	err := fmt.Errorf("seal: %w", bottle.ValidateSessionID("../escape"))
+	if ErrorCode(err) != CodeInvalid || ErrorFields(err)["sessionId"] != bottle.SessionIDRule || ErrorMessage(err) != "invalid input" {
+		t.Fatalf("code %q fields %v message %q, want invalid naming sessionId", ErrorCode(err), ErrorFields(err), ErrorMessage(err))
+	}
+}
