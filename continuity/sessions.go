@@ -283,7 +283,15 @@ func excerpt(text string) (string, bool) {
 
 func (s *Service) heartbeat(ctx context.Context, tenant string, p HeartbeatParams, compact bool) (HeartbeatResult, error) {
 	tenant, agent, sid, err := sessionKey(tenant, p.Agent, p.SessionID)
-	if err != nil {
+	f := ErrorFields(err)
+	if f == nil {
+		f = map[string]string{}
+	}
+	if p.LastMessageExcerpt != nil {
+		// Its length is bounded by cutting it; its encoding is checked.
+		checkText(f, "lastMessageExcerpt", *p.LastMessageExcerpt)
+	}
+	if err := fieldsErr(f); err != nil {
 		return HeartbeatResult{}, err
 	}
 	var res HeartbeatResult

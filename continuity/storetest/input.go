@@ -99,12 +99,14 @@ func testEncoding(t *testing.T, h Harness) {
 				Project: in("project", "baton"), Scope: in("scope", "core"), Selector: continuity.Selector{"kind": in("selector", "all")}})
 			return err
 		}},
-		{"Heartbeat", []string{"tenant", "agent", "sessionId"}, func(in slot) error {
-			_, err := svc.Heartbeat(ctx, in("tenant", tenantA), continuity.HeartbeatParams{Agent: in("agent", agent), SessionID: in("sessionId", "s1"), Stop: true})
+		{"Heartbeat", []string{"tenant", "agent", "sessionId", "lastMessageExcerpt"}, func(in slot) error {
+			excerpt := in("lastMessageExcerpt", "done")
+			_, err := svc.Heartbeat(ctx, in("tenant", tenantA), continuity.HeartbeatParams{Agent: in("agent", agent), SessionID: in("sessionId", "s1"), LastMessageExcerpt: &excerpt, Stop: true})
 			return err
 		}},
-		{"Compact", []string{"tenant", "agent", "sessionId"}, func(in slot) error {
-			_, err := svc.Compact(ctx, in("tenant", tenantA), continuity.HeartbeatParams{Agent: in("agent", agent), SessionID: in("sessionId", "s1")})
+		{"Compact", []string{"tenant", "agent", "sessionId", "lastMessageExcerpt"}, func(in slot) error {
+			excerpt := in("lastMessageExcerpt", "done")
+			_, err := svc.Compact(ctx, in("tenant", tenantA), continuity.HeartbeatParams{Agent: in("agent", agent), SessionID: in("sessionId", "s1"), LastMessageExcerpt: &excerpt})
 			return err
 		}},
 		{"Close", []string{"tenant", "agent", "sessionId"}, func(in slot) error {
