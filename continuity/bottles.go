@@ -154,22 +154,8 @@ func (b *BottleStore) RecordPrompt(ctx context.Context, sessionID, text string) 
 	if utf8.RuneCountInString(text) > bottle.MaxPromptChars {
 		text, truncated = string([]rune(text)[:bottle.MaxPromptChars]), true
 	}
-	// Two recorders racing for one number conflict on the unique index; the
-	// loser counts again. Prompts of one conversation rarely race, so a few
-	// attempts are plenty.
-	var err2 error
-	for range 5 {
-		err2 = b.svc.store.Write(ctx, b.tenant, func(ctx context.Context, tx Tx) error {
-			prior, err := tx.PromptCount(ctx, b.agent, sid)
-			if err != nil {
-				return err
-			}
-			return tx.InsertPrompt(ctx, &Prompt{ID: b.svc.newID(), Tenant: b.tenant, Agent: b.agent, SessionID: sid,
-				Number: prior + 1, Text: text, Truncated: truncated, At: b.svc.clock()})
-		})
-		if ErrorCode(err2) != CodeConflict {
-			return err2
-		}
-	}
-	return err2
+	return b.svc.store.Write(ctx, b.tenant, func(ctx context.Context, tx Tx) error {
+		return tx.AppendPrompt(ctx, &Prompt{ID: b.svc.newID(), Tenant: b.tenant, Agent: b.agent, SessionID: sid,
+			Text: text, Truncated: truncated, At: b.svc.clock()})
+	})
 }

@@ -89,11 +89,13 @@ type Tx interface {
 	// BottleMarker returns the session's marker, armed or consumed.
 	BottleMarker(ctx context.Context, sessionID string) (*BottleMarker, error)
 
-	// InsertPrompt records a user prompt (already privacy filtered);
-	// conflict when the conversation already has a prompt with its number.
-	InsertPrompt(ctx context.Context, p *Prompt) error
-	// PromptCount returns how many prompts a conversation has recorded.
-	PromptCount(ctx context.Context, agent, sessionID string) (int, error)
+	// AppendPrompt records a user prompt (already privacy filtered) as the
+	// conversation's next one and sets p.Number: one more than the highest
+	// number the conversation has. It decides the number under a
+	// per-conversation lock held to the end of the transaction
+	// (pg_advisory_xact_lock on Postgres; the immediate transaction on
+	// SQLite), so concurrent recorders neither share a number nor fail.
+	AppendPrompt(ctx context.Context, p *Prompt) error
 	// Prompts returns a conversation's prompts in order.
 	Prompts(ctx context.Context, agent, sessionID string) ([]Prompt, error)
 	// InsertStopExcerpt records the last assistant message seen at a Stop

@@ -324,10 +324,28 @@ func (t *tx) BottleMarker(ctx context.Context, sessionID string) (*continuity.Bo
 	return m.marker(), nil
 }
 
-func (t *tx) InsertPrompt(ctx context.Context, p *continuity.Prompt) error {
-	m := &promptModel{ID: p.ID, UserID: t.tenant, Agent: p.Agent, SessionID: p.SessionID, Number: p.Number, Text: p.Text, Truncated: p.Truncated, At: utc(p.At)}
-	_, err := t.db.NewInsert().Model(m).Exec(ctx)
-	return err
+func (t *tx) AppendPrompt(ctx context.Context, p *continuity.Prompt) error {
+	if t.s.postgres {
+		// One bigint key (a key space apart from LockProject's two int4
+		// keys) hashed from the conversation's natural key, JSON-encoded so
+		// no two keys concatenate alike. A collision only over-serializes.
+		key := mustJSON([]string{t.tenant, p.Agent, p.SessionID})
+		if _, err := t.db.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", key); err != nil {
+			return err
+		}
+	} // SQLite: the immediate transaction already serializes writers.
+	var last int
+	if err := t.db.NewSelect().Model((*promptModel)(nil)).ColumnExpr("COALESCE(MAX(number), 0)").
+		Where("user_id = ?", t.tenant).Where("agent = ?", p.Agent).Where("session_id = ?", p.SessionID).
+		Scan(ctx, &last); err != nil {
+		return err
+	}
+	m := &promptModel{ID: p.ID, UserID: t.tenant, Agent: p.Agent, SessionID: p.SessionID, Number: last + 1, Text: p.Text, Truncated: p.Truncated, At: utc(p.At)}
+	if _, err := t.db.NewInsert().Model(m).Exec(ctx); err != nil {
+		return err
+	}
+	p.Number = m.Number
+	return nil
 }
 
 func (t *tx) Prompts(ctx context.Context, agent, sessionID string) ([]continuity.Prompt, error) {
@@ -341,12 +359,6 @@ func (t *tx) Prompts(ctx context.Context, agent, sessionID string) ([]continuity
 		out[i] = continuity.Prompt{ID: m.ID, Tenant: m.UserID, Agent: m.Agent, SessionID: m.SessionID, Number: m.Number, Text: m.Text, Truncated: m.Truncated, At: utc(m.At)}
 	}
 	return out, nil
-}
-
-func (t *tx) PromptCount(ctx context.Context, agent, sessionID string) (int, error) {
-	n, err := t.db.NewSelect().Model((*promptModel)(nil)).Where("user_id = ?", t.tenant).Where("agent = ?", agent).
-		Where("session_id = ?", sessionID).Count(ctx)
-	return int(n), err
 }
 
 func (t *tx) InsertStopExcerpt(ctx context.Context, keep int, e *continuity.StopExcerpt) error {

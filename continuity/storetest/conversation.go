@@ -1,0 +1,75 @@
+package storetest
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/batonhq/baton/continuity"
+	"github.com/google/uuid"
+)
+
+// testConversation asserts what is kept per conversation, the natural key
+// (tenant, agent, session id): prompt numbers and bottle markers.
+func testConversation(t *testing.T, h Harness) {
+	ctx := context.Background()
+
+	t.Run("ConcurrentPromptsAreAllNumbered", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		bs := f.svc.Bottles(tenantA, agent)
+		const n = 32
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := bs.RecordPrompt(ctx, "s1", "prompt "+strconv.Itoa(i)); err != nil {
+					t.Errorf("recorder %d: %v", i, err)
+				}
+			}()
+		}
+		wg.Wait()
+		rec, err := bs.SessionHistory(ctx, "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.Prompts) != n {
+			t.Fatalf("%d prompts kept, want %d", len(rec.Prompts), n)
+		}
+		texts := map[string]bool{}
+		for i, p := range rec.Prompts {
+			if p.Number != i+1 {
+				t.Fatalf("prompt %d has number %d, want numbers exactly 1..%d", i, p.Number, n)
+			}
+			texts[p.Text] = true
+		}
+		for i := range n {
+			if !texts["prompt "+strconv.Itoa(i)] {
+				t.Fatalf("prompt %d was lost", i)
+			}
+		}
+	})
+
+	t.Run("PromptNumbersArePerConversation", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		appendPrompt := func(tenant, ag string) int {
+			t.Helper()
+			p := &continuity.Prompt{ID: uuid.Must(uuid.NewV7()), Agent: ag, SessionID: "s1", Text: "p", At: f.clock.Now()}
+			if err := f.store.Write(ctx, tenant, func(ctx context.Context, tx continuity.Tx) error { return tx.AppendPrompt(ctx, p) }); err != nil {
+				t.Fatal(err)
+			}
+			return p.Number
+		}
+		for _, c := range []struct {
+			tenant, agent string
+			want          int
+		}{{tenantA, agent, 1}, {tenantA, agent, 2}, {tenantA, "codex", 1}, {tenantB, agent, 1}, {tenantA, agent, 3}} {
+			if got := appendPrompt(c.tenant, c.agent); got != c.want {
+				t.Fatalf("%s/%s: number %d, want %d", c.tenant, c.agent, got, c.want)
+			}
+		}
+	})
+}
