@@ -32,7 +32,7 @@ func (b *BottleStore) check(sessionID string) (string, error) {
 	return sid, err
 }
 
-// ArmBottle arms the session's marker, replacing any earlier one.
+// ArmBottle arms the conversation's marker, replacing any earlier one.
 //
 // Errors: invalid.
 func (b *BottleStore) ArmBottle(ctx context.Context, m bottle.Marker) error {
@@ -49,7 +49,7 @@ func (b *BottleStore) ArmBottle(ctx context.Context, m bottle.Marker) error {
 		armedAt = now
 	}
 	return b.svc.store.Write(ctx, b.tenant, func(ctx context.Context, tx Tx) error {
-		if err := tx.ArmBottle(ctx, BottleMarker{Tenant: b.tenant, SessionID: sid, Path: m.Path, Mode: string(m.Mode), Gap: m.Gap, ArmedAt: armedAt}); err != nil {
+		if err := tx.ArmBottle(ctx, BottleMarker{Tenant: b.tenant, Agent: b.agent, SessionID: sid, Path: m.Path, Mode: string(m.Mode), Gap: m.Gap, ArmedAt: armedAt}); err != nil {
 			return err
 		}
 		return tx.AppendLedger(ctx, b.svc.ledgerKeep, LedgerEntry{ID: b.svc.newID(), Tenant: b.tenant, Event: EventBottleArmed, At: now, Session: sid,
@@ -57,8 +57,9 @@ func (b *BottleStore) ArmBottle(ctx context.Context, m bottle.Marker) error {
 	})
 }
 
-// ClaimBottle consumes the armed marker in one atomic update: of two
-// concurrent SessionStarts exactly one gets ok.
+// ClaimBottle consumes the conversation's armed marker in one atomic update:
+// of two concurrent SessionStarts exactly one gets ok, and a marker another
+// agent armed under the same session id is never this agent's.
 //
 // Errors: invalid.
 func (b *BottleStore) ClaimBottle(ctx context.Context, sessionID string) (bottle.Marker, bool, error) {
@@ -69,7 +70,7 @@ func (b *BottleStore) ClaimBottle(ctx context.Context, sessionID string) (bottle
 	var got *BottleMarker
 	err = b.svc.store.Write(ctx, b.tenant, func(ctx context.Context, tx Tx) error {
 		now := b.svc.clock()
-		m, err := tx.ClaimBottle(ctx, sid, now)
+		m, err := tx.ClaimBottle(ctx, b.agent, sid, now)
 		if ErrorCode(err) == CodeNotFound {
 			got = nil
 			return nil

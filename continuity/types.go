@@ -192,10 +192,12 @@ type MemoryQuery struct {
 	Limit    int
 }
 
-// BottleMarker is the armed pointer to a session's bottle: SessionStart
-// claims it exactly once and injects a pointer to Path.
+// BottleMarker is the armed pointer to a conversation's bottle: SessionStart
+// claims it exactly once and injects a pointer to Path. It is keyed by the
+// conversation's natural key (tenant, agent, session id).
 type BottleMarker struct {
 	Tenant     string
+	Agent      string
 	SessionID  string
 	Path       string
 	Mode       string

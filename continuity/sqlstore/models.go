@@ -194,6 +194,7 @@ type bottleModel struct {
 	bun.BaseModel `bun:"table:session_bottles"`
 
 	UserID     string     `bun:"user_id,pk"`
+	Agent      string     `bun:"agent,pk"`
 	SessionID  string     `bun:"session_id,pk"`
 	Path       string     `bun:"path"`
 	Mode       string     `bun:"mode"`
@@ -204,7 +205,7 @@ type bottleModel struct {
 
 func (m *bottleModel) marker() *continuity.BottleMarker {
 	return &continuity.BottleMarker{
-		Tenant: m.UserID, SessionID: m.SessionID, Path: m.Path, Mode: m.Mode, Gap: m.Gap,
+		Tenant: m.UserID, Agent: m.Agent, SessionID: m.SessionID, Path: m.Path, Mode: m.Mode, Gap: m.Gap,
 		ArmedAt: utc(m.ArmedAt), ConsumedAt: utcPtr(m.ConsumedAt),
 	}
 }

@@ -291,21 +291,21 @@ func (t *tx) RunEvents(ctx context.Context, run, after uuid.UUID, limit int) ([]
 }
 
 func (t *tx) ArmBottle(ctx context.Context, mk continuity.BottleMarker) error {
-	m := &bottleModel{UserID: t.tenant, SessionID: mk.SessionID, Path: mk.Path, Mode: mk.Mode, Gap: mk.Gap, ArmedAt: utc(mk.ArmedAt)}
+	m := &bottleModel{UserID: t.tenant, Agent: mk.Agent, SessionID: mk.SessionID, Path: mk.Path, Mode: mk.Mode, Gap: mk.Gap, ArmedAt: utc(mk.ArmedAt)}
 	_, err := t.db.NewInsert().Model(m).
-		On("CONFLICT (user_id, session_id) DO UPDATE").
+		On("CONFLICT (user_id, agent, session_id) DO UPDATE").
 		Set("path = EXCLUDED.path, mode = EXCLUDED.mode, gap = EXCLUDED.gap, armed_at = EXCLUDED.armed_at, consumed_at = NULL").
 		Exec(ctx)
 	return err
 }
 
-func (t *tx) ClaimBottle(ctx context.Context, sessionID string, now time.Time) (*continuity.BottleMarker, error) {
+func (t *tx) ClaimBottle(ctx context.Context, agent, sessionID string, now time.Time) (*continuity.BottleMarker, error) {
 	var ms []bottleModel
 	// One atomic conditional update: of two concurrent claims exactly one
 	// finds consumed_at still NULL.
 	err := t.db.NewUpdate().Model(&bottleModel{}).
 		Set("consumed_at = ?", utc(now)).
-		Where("user_id = ?", t.tenant).Where("session_id = ?", sessionID).Where("consumed_at IS NULL").
+		Where("user_id = ?", t.tenant).Where("agent = ?", agent).Where("session_id = ?", sessionID).Where("consumed_at IS NULL").
 		Returning("*").Scan(ctx, &ms)
 	if err != nil {
 		return nil, err
@@ -316,9 +316,9 @@ func (t *tx) ClaimBottle(ctx context.Context, sessionID string, now time.Time) (
 	return ms[0].marker(), nil
 }
 
-func (t *tx) BottleMarker(ctx context.Context, sessionID string) (*continuity.BottleMarker, error) {
+func (t *tx) BottleMarker(ctx context.Context, agent, sessionID string) (*continuity.BottleMarker, error) {
 	var m bottleModel
-	if err := t.db.NewSelect().Model(&m).Where("user_id = ?", t.tenant).Where("session_id = ?", sessionID).Scan(ctx); err != nil {
+	if err := t.db.NewSelect().Model(&m).Where("user_id = ?", t.tenant).Where("agent = ?", agent).Where("session_id = ?", sessionID).Scan(ctx); err != nil {
 		return nil, notFoundOr(err, "bottle marker")
 	}
 	return m.marker(), nil

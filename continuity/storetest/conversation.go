@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/continuity"
 	"github.com/google/uuid"
 )
@@ -70,6 +71,41 @@ func testConversation(t *testing.T, h Harness) {
 			if got := appendPrompt(c.tenant, c.agent); got != c.want {
 				t.Fatalf("%s/%s: number %d, want %d", c.tenant, c.agent, got, c.want)
 			}
+		}
+	})
+
+	t.Run("BottleMarkersArePerAgent", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		claude, codex := f.svc.Bottles(tenantA, agent), f.svc.Bottles(tenantA, "codex")
+		m := bottle.Marker{SessionID: "s1", Path: "/tmp/b/s1.md", Gap: 1, Mode: bottle.Mode("full"), ArmedAt: f.clock.Now()}
+		if err := codex.ArmBottle(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok, err := claude.ClaimBottle(ctx, "s1"); ok || err != nil {
+			t.Fatalf("claude-code claimed the marker codex armed under the same session id: %+v %v", got, err)
+		}
+		if got, ok, err := codex.ClaimBottle(ctx, "s1"); !ok || err != nil || got.Path != m.Path {
+			t.Fatalf("codex's claim = %+v %v %v, want its marker", got, ok, err)
+		}
+		if _, ok, err := codex.ClaimBottle(ctx, "s1"); ok || err != nil {
+			t.Fatalf("codex claimed its marker twice: %v", err)
+		}
+		err := f.store.Read(ctx, tenantA, func(ctx context.Context, tx continuity.Tx) error {
+			if _, err := tx.BottleMarker(ctx, agent, "s1"); continuity.ErrorCode(err) != continuity.CodeNotFound {
+				t.Errorf("claude-code's marker read: %v, want not_found", err)
+			}
+			got, err := tx.BottleMarker(ctx, "codex", "s1")
+			if err != nil {
+				return err
+			}
+			if got.Agent != "codex" || got.ConsumedAt == nil {
+				t.Errorf("codex's marker = %+v, want it consumed under its agent", got)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
 	})
 }
