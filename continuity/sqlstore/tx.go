@@ -246,6 +246,18 @@ func (t *tx) Memories(ctx context.Context, q continuity.MemoryQuery) ([]continui
 	if q.Scope != "" {
 		sq = sq.Where("(scope = ? OR scope IS NULL)", q.Scope)
 	}
+	if !q.UpdatedBefore.IsZero() {
+		sq = sq.Where("updated_at < ?", utc(q.UpdatedBefore))
+	}
+	if !q.UpdatedSince.IsZero() {
+		sq = sq.Where("updated_at >= ?", utc(q.UpdatedSince))
+	}
+	if !q.DueBefore.IsZero() {
+		sq = sq.Where("due_at < ?", utc(q.DueBefore))
+	}
+	if !q.NotDueBefore.IsZero() {
+		sq = sq.Where("(due_at IS NULL OR due_at >= ?)", utc(q.NotDueBefore))
+	}
 	sq = sq.OrderExpr("created_at DESC, id DESC")
 	if q.Limit > 0 {
 		sq = sq.Limit(int64(q.Limit))

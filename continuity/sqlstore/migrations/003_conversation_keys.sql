@@ -1,4 +1,4 @@
--- baton schema, version 3: conversation keys.
+-- baton schema, version 3: conversation keys, and memories' due dates.
 --
 -- Everything kept per conversation is keyed by its natural key (user_id,
 -- agent, session_id); session_bottles was keyed by (user_id, session_id)
@@ -21,6 +21,13 @@ CREATE TABLE session_bottles (
     consumed_at {{time}} NULL,
     PRIMARY KEY (user_id, agent, session_id)
 );
+
+-- An optional due date on memories: an open commitment or blocker past it is
+-- overdue. The indexes serve the briefing's per-section reads (overdue by
+-- due_at, stale and current by updated_at), each led by user_id.
+ALTER TABLE memories ADD COLUMN due_at {{time}} NULL;
+CREATE INDEX memories_due_idx ON memories (user_id, status, kind, due_at);
+CREATE INDEX memories_updated_idx ON memories (user_id, status, kind, updated_at);
 
 -- postgres:begin
 -- The recreated table gets 001's tenancy back: row-level security with
