@@ -39,9 +39,9 @@ func (b *BottleStore) check(sessionID string, fields map[string]string) (string,
 	return sid, fieldsErr(f)
 }
 
-// ArmBottle arms the session's marker, replacing any earlier one. The mode
-// is a rung a bottle is written on (full or reconstructed), the gap between
-// 0 and MaxBottleGap, the path at most MaxPathLen characters.
+// ArmBottle arms the conversation's marker, replacing any earlier one. The
+// mode is a rung a bottle is written on (full or reconstructed), the gap
+// between 0 and MaxBottleGap, the path at most MaxPathLen characters.
 //
 // Errors: invalid.
 func (b *BottleStore) ArmBottle(ctx context.Context, m bottle.Marker) error {
@@ -65,7 +65,7 @@ func (b *BottleStore) ArmBottle(ctx context.Context, m bottle.Marker) error {
 		armedAt = now
 	}
 	return b.svc.store.Write(ctx, b.tenant, func(ctx context.Context, tx Tx) error {
-		if err := tx.ArmBottle(ctx, BottleMarker{Tenant: b.tenant, SessionID: sid, Path: m.Path, Mode: string(m.Mode), Gap: m.Gap, ArmedAt: armedAt}); err != nil {
+		if err := tx.ArmBottle(ctx, BottleMarker{Tenant: b.tenant, Agent: b.agent, SessionID: sid, Path: m.Path, Mode: string(m.Mode), Gap: m.Gap, ArmedAt: armedAt}); err != nil {
 			return err
 		}
 		return tx.AppendLedger(ctx, b.svc.ledgerKeep, LedgerEntry{ID: b.svc.newID(), Tenant: b.tenant, Event: EventBottleArmed, At: now, Session: sid,
@@ -73,8 +73,9 @@ func (b *BottleStore) ArmBottle(ctx context.Context, m bottle.Marker) error {
 	})
 }
 
-// ClaimBottle consumes the armed marker in one atomic update: of two
-// concurrent SessionStarts exactly one gets ok.
+// ClaimBottle consumes the conversation's armed marker in one atomic update:
+// of two concurrent SessionStarts exactly one gets ok, and a marker another
+// agent armed under the same session id is never this agent's.
 //
 // Errors: invalid.
 func (b *BottleStore) ClaimBottle(ctx context.Context, sessionID string) (bottle.Marker, bool, error) {
@@ -85,7 +86,7 @@ func (b *BottleStore) ClaimBottle(ctx context.Context, sessionID string) (bottle
 	var got *BottleMarker
 	err = b.svc.store.Write(ctx, b.tenant, func(ctx context.Context, tx Tx) error {
 		now := b.svc.clock()
-		m, err := tx.ClaimBottle(ctx, sid, now)
+		m, err := tx.ClaimBottle(ctx, b.agent, sid, now)
 		if ErrorCode(err) == CodeNotFound {
 			got = nil
 			return nil
@@ -172,22 +173,8 @@ func (b *BottleStore) RecordPrompt(ctx context.Context, sessionID, text string) 
 	if utf8.RuneCountInString(text) > bottle.MaxPromptChars {
 		text, truncated = string([]rune(text)[:bottle.MaxPromptChars]), true
 	}
-	// Two recorders racing for one number conflict on the unique index; the
-	// loser counts again. Prompts of one conversation rarely race, so a few
-	// attempts are plenty.
-	var err2 error
-	for range 5 {
-		err2 = b.svc.store.Write(ctx, b.tenant, func(ctx context.Context, tx Tx) error {
-			prior, err := tx.PromptCount(ctx, b.agent, sid)
-			if err != nil {
-				return err
-			}
-			return tx.InsertPrompt(ctx, &Prompt{ID: b.svc.newID(), Tenant: b.tenant, Agent: b.agent, SessionID: sid,
-				Number: prior + 1, Text: text, Truncated: truncated, At: b.svc.clock()})
-		})
-		if ErrorCode(err2) != CodeConflict {
-			return err2
-		}
-	}
-	return err2
+	return b.svc.store.Write(ctx, b.tenant, func(ctx context.Context, tx Tx) error {
+		return tx.AppendPrompt(ctx, &Prompt{ID: b.svc.newID(), Tenant: b.tenant, Agent: b.agent, SessionID: sid,
+			Text: text, Truncated: truncated, At: b.svc.clock()})
+	})
 }

@@ -36,10 +36,12 @@ var (
 // BriefingPolicy bounds a briefing. Its values are declared once, in
 // DefaultBriefingPolicy.
 type BriefingPolicy struct {
-	// PerSection caps the rows of each section.
+	// PerSection caps the rows of each section; each section is read on its
+	// own, so a full section never crowds another out.
 	PerSection int
 	// StaleAfter is how long an open commitment or blocker may go without
-	// an update before it is listed as stale.
+	// an update and still be current: updated exactly StaleAfter ago it is
+	// current, any earlier it is listed as stale.
 	StaleAfter time.Duration
 	// Budget is the default character budget of the rendered text.
 	Budget int
@@ -67,6 +69,7 @@ type BriefingItem struct {
 	Status  MemoryStatus `json:"status"`
 	Content string       `json:"content"`
 	Section string       `json:"section"`
+	Due     *time.Time   `json:"due,omitempty"`
 }
 
 // Briefing is the live state shown at SessionStart. Items are every row the
@@ -84,14 +87,39 @@ type Briefing struct {
 const (
 	SectionCommitments = "Open commitments"
 	SectionBlockers    = "Blockers"
+	SectionOverdue     = "Overdue (past their due date)"
 	SectionStale       = "Stale (not updated recently; re-check before acting)"
 	SectionDecisions   = "Recent decisions"
 	SectionPreferences = "Preferences"
 )
 
+// briefingSection is one section of the briefing and the query that fills it.
+type briefingSection struct {
+	name string
+	q    MemoryQuery
+}
+
+// briefingSections are the sections in render order. An open commitment or
+// blocker lands in exactly one of four: overdue when its due date is before
+// now; else stale when it was last updated more than StaleAfter ago; else
+// its kind's own section.
+func briefingSections(now time.Time, staleAfter time.Duration) []briefingSection {
+	tracked, open := []MemoryKind{KindCommitment, KindBlocker}, []MemoryStatus{StatusOpen}
+	staleBefore := now.Add(-staleAfter)
+	return []briefingSection{
+		{SectionCommitments, MemoryQuery{Kinds: []MemoryKind{KindCommitment}, Statuses: open, UpdatedSince: staleBefore, NotDueBefore: now}},
+		{SectionBlockers, MemoryQuery{Kinds: []MemoryKind{KindBlocker}, Statuses: open, UpdatedSince: staleBefore, NotDueBefore: now}},
+		{SectionOverdue, MemoryQuery{Kinds: tracked, Statuses: open, DueBefore: now}},
+		{SectionStale, MemoryQuery{Kinds: tracked, Statuses: open, UpdatedBefore: staleBefore, NotDueBefore: now}},
+		{SectionDecisions, MemoryQuery{Kinds: []MemoryKind{KindDecision}, Statuses: []MemoryStatus{StatusOpen, StatusResolved}}},
+		{SectionPreferences, MemoryQuery{Kinds: []MemoryKind{KindPreference}, Statuses: open}},
+	}
+}
+
 // Briefing returns the tenant's bounded live state: open commitments,
-// blockers, stale items, recent decisions and preferences, and the text
-// rendered within the character budget.
+// blockers, overdue and stale items, recent decisions and preferences, each
+// section read on its own and capped, and the text rendered within the
+// character budget.
 //
 // Errors: invalid.
 func (s *Service) Briefing(ctx context.Context, tenant string, p BriefingParams) (Briefing, error) {
@@ -112,38 +140,15 @@ func (s *Service) Briefing(ctx context.Context, tenant string, p BriefingParams)
 	now := s.clock()
 	b := Briefing{GeneratedAt: now, Selector: selectorFor(p), Items: []BriefingItem{}, Briefed: []BriefedMemory{}}
 	err := s.store.Read(ctx, tenant, func(ctx context.Context, tx Tx) error {
-		open, err := tx.Memories(ctx, MemoryQuery{Kinds: []MemoryKind{KindCommitment, KindBlocker}, Statuses: []MemoryStatus{StatusOpen},
-			Project: p.Project, Scope: p.Scope, Limit: 3 * pol.PerSection})
-		if err != nil {
-			return err
-		}
-		var commitments, blockers, stale []Memory
-		for _, m := range open {
-			switch {
-			case now.Sub(m.UpdatedAt) >= pol.StaleAfter:
-				stale = appendCapped(stale, m, pol.PerSection)
-			case m.Kind == KindCommitment:
-				commitments = appendCapped(commitments, m, pol.PerSection)
-			default:
-				blockers = appendCapped(blockers, m, pol.PerSection)
+		for _, sec := range briefingSections(now, pol.StaleAfter) {
+			q := sec.q
+			q.Project, q.Scope, q.Limit = p.Project, p.Scope, pol.PerSection
+			ms, err := tx.Memories(ctx, q)
+			if err != nil {
+				return err
 			}
-		}
-		decisions, err := tx.Memories(ctx, MemoryQuery{Kinds: []MemoryKind{KindDecision}, Statuses: []MemoryStatus{StatusOpen, StatusResolved},
-			Project: p.Project, Scope: p.Scope, Limit: pol.PerSection})
-		if err != nil {
-			return err
-		}
-		prefs, err := tx.Memories(ctx, MemoryQuery{Kinds: []MemoryKind{KindPreference}, Statuses: []MemoryStatus{StatusOpen},
-			Project: p.Project, Scope: p.Scope, Limit: pol.PerSection})
-		if err != nil {
-			return err
-		}
-		for _, sec := range []struct {
-			name string
-			ms   []Memory
-		}{{SectionCommitments, commitments}, {SectionBlockers, blockers}, {SectionStale, stale}, {SectionDecisions, decisions}, {SectionPreferences, prefs}} {
-			for _, m := range sec.ms {
-				b.Items = append(b.Items, BriefingItem{ID: m.ID, Kind: m.Kind, Topic: m.Topic, Status: m.Status, Content: m.Content, Section: sec.name})
+			for _, m := range ms {
+				b.Items = append(b.Items, BriefingItem{ID: m.ID, Kind: m.Kind, Topic: m.Topic, Status: m.Status, Content: m.Content, Section: sec.name, Due: m.Due})
 			}
 		}
 		return nil
@@ -153,13 +158,6 @@ func (s *Service) Briefing(ctx context.Context, tenant string, p BriefingParams)
 	}
 	b.Text, b.Briefed = renderBriefing(b, p.Budget, now)
 	return b, nil
-}
-
-func appendCapped(ms []Memory, m Memory, n int) []Memory {
-	if len(ms) >= n {
-		return ms
-	}
-	return append(ms, m)
 }
 
 func selectorFor(p BriefingParams) Selector {
@@ -206,7 +204,11 @@ func renderBriefing(b Briefing, budget int, now time.Time) (string, []BriefedMem
 		if it.Section != section {
 			chunk.WriteString("\n## " + it.Section + "\n")
 		}
-		fmt.Fprintf(&chunk, "- %s [%s] %s\n", oneLine(it.Topic), it.Kind, oneLine(it.Content))
+		fmt.Fprintf(&chunk, "- %s [%s] %s", oneLine(it.Topic), it.Kind, oneLine(it.Content))
+		if it.Due != nil {
+			chunk.WriteString(" (due " + it.Due.UTC().Format("2006-01-02 15:04 UTC") + ")")
+		}
+		chunk.WriteString("\n")
 		if !write(chunk.String()) {
 			write(fmt.Sprintf("\n(%d more rows cut at the briefing's budget)\n", len(b.Items)-i))
 			break

@@ -22,6 +22,9 @@ type RememberParams struct {
 	Content string     `json:"content"`
 	Project string     `json:"project,omitempty"`
 	Scope   string     `json:"scope,omitempty"`
+	// Due optionally dates an open commitment or blocker; past it, the
+	// briefing lists the item as overdue.
+	Due *time.Time `json:"due,omitempty"`
 	// SessionRunID optionally names the run that made the write. It must
 	// be a run of the writing tenant; an explicitly closed run leaves the
 	// write unattributed, a lapsed one is resurrected and attached.
@@ -99,6 +102,22 @@ func content(f map[string]string, field, s string) string {
 	return s
 }
 
+// dueDate validates an optional due date and returns it in UTC at the
+// microsecond precision both stores keep, so the memory a write returns
+// equals the one a read returns. The zero time (an unset value, not a
+// date) and years outside 1-9999 (which JSON cannot carry) are refused.
+func dueDate(f map[string]string, due *time.Time) *time.Time {
+	if due == nil {
+		return nil
+	}
+	if y := due.UTC().Year(); due.IsZero() || y < 1 || y > 9999 {
+		f["due"] = "must be a time in the years 1 to 9999, not the zero time"
+		return nil
+	}
+	d := due.UTC().Truncate(time.Microsecond)
+	return &d
+}
+
 func (p *RememberParams) normalize(tenant string) (string, *uuid.UUID, error) {
 	f := map[string]string{}
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
@@ -107,6 +126,7 @@ func (p *RememberParams) normalize(tenant string) (string, *uuid.UUID, error) {
 	p.Content = content(f, "content", p.Content)
 	p.Project = trimField(f, "project", p.Project, 0, MaxFacetLen)
 	p.Scope = trimField(f, "scope", p.Scope, 0, MaxFacetLen)
+	p.Due = dueDate(f, p.Due)
 	run := parseRunID(f, p.SessionRunID)
 	checkActor(f, p.Actor)
 	return tenant, run, fieldsErr(f)
@@ -130,7 +150,7 @@ func (s *Service) Remember(ctx context.Context, tenant string, p RememberParams)
 			return err
 		}
 		m := Memory{ID: s.newID(), Tenant: tenant, Kind: p.Kind, Topic: p.Topic, Content: p.Content,
-			Project: p.Project, Scope: p.Scope, Status: StatusOpen, CreatedAt: now, UpdatedAt: now}
+			Project: p.Project, Scope: p.Scope, Status: StatusOpen, CreatedAt: now, UpdatedAt: now, Due: p.Due}
 		if err := tx.InsertMemory(ctx, &m); err != nil {
 			return err
 		}
@@ -307,6 +327,7 @@ type ImportParams struct {
 	Project string       `json:"project,omitempty"`
 	Scope   string       `json:"scope,omitempty"`
 	Status  MemoryStatus `json:"status,omitempty"`
+	Due     *time.Time   `json:"due,omitempty"`
 }
 
 // ParseImport decodes one import record strictly. A sessionRunId key is
@@ -340,6 +361,7 @@ func (s *Service) Import(ctx context.Context, tenant string, p ImportParams, act
 	p.Content = content(f, "content", p.Content)
 	p.Project = trimField(f, "project", p.Project, 0, MaxFacetLen)
 	p.Scope = trimField(f, "scope", p.Scope, 0, MaxFacetLen)
+	p.Due = dueDate(f, p.Due)
 	if p.Status == "" {
 		p.Status = StatusOpen
 	} else if _, err := ParseMemoryStatus(string(p.Status)); err != nil {
@@ -353,7 +375,7 @@ func (s *Service) Import(ctx context.Context, tenant string, p ImportParams, act
 	err := s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
 		now := s.clock()
 		m := Memory{ID: s.newID(), Tenant: tenant, Kind: p.Kind, Topic: p.Topic, Content: p.Content,
-			Project: p.Project, Scope: p.Scope, Status: p.Status, CreatedAt: now, UpdatedAt: now}
+			Project: p.Project, Scope: p.Scope, Status: p.Status, CreatedAt: now, UpdatedAt: now, Due: p.Due}
 		if err := tx.InsertMemory(ctx, &m); err != nil {
 			return err
 		}

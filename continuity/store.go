@@ -91,20 +91,25 @@ type Tx interface {
 	// than after (uuid.Nil for the start), in id order, at most limit.
 	RunEvents(ctx context.Context, run uuid.UUID, after uuid.UUID, limit int) ([]MemoryEvent, error)
 
-	// ArmBottle upserts the session's bottle marker as armed.
+	// ArmBottle upserts the conversation's bottle marker (m.Agent,
+	// m.SessionID) as armed.
 	ArmBottle(ctx context.Context, m BottleMarker) error
-	// ClaimBottle consumes an armed marker in one atomic update and returns
-	// it; not_found when no armed marker exists (never armed, or already
+	// ClaimBottle consumes the conversation's armed marker in one atomic
+	// update and returns it; not_found when no armed marker exists (never
+	// armed, armed by another agent under the same session id, or already
 	// claimed by a concurrent SessionStart).
-	ClaimBottle(ctx context.Context, sessionID string, now time.Time) (*BottleMarker, error)
-	// BottleMarker returns the session's marker, armed or consumed.
-	BottleMarker(ctx context.Context, sessionID string) (*BottleMarker, error)
+	ClaimBottle(ctx context.Context, agent, sessionID string, now time.Time) (*BottleMarker, error)
+	// BottleMarker returns the conversation's marker, armed or consumed;
+	// not_found when there is none.
+	BottleMarker(ctx context.Context, agent, sessionID string) (*BottleMarker, error)
 
-	// InsertPrompt records a user prompt (already privacy filtered);
-	// conflict when the conversation already has a prompt with its number.
-	InsertPrompt(ctx context.Context, p *Prompt) error
-	// PromptCount returns how many prompts a conversation has recorded.
-	PromptCount(ctx context.Context, agent, sessionID string) (int, error)
+	// AppendPrompt records a user prompt (already privacy filtered) as the
+	// conversation's next one and sets p.Number: one more than the highest
+	// number the conversation has. It decides the number under a
+	// per-conversation lock held to the end of the transaction
+	// (pg_advisory_xact_lock on Postgres; the immediate transaction on
+	// SQLite), so concurrent recorders neither share a number nor fail.
+	AppendPrompt(ctx context.Context, p *Prompt) error
 	// Prompts returns a conversation's prompts in order.
 	Prompts(ctx context.Context, agent, sessionID string) ([]Prompt, error)
 	// InsertStopExcerpt records the last assistant message seen at a Stop

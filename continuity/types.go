@@ -151,6 +151,9 @@ type Memory struct {
 	SupersededBy uuid.UUID
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	// Due is when an open commitment or blocker is due; nil when it has no
+	// due date. Past it, the briefing lists the item as overdue.
+	Due *time.Time `json:"due,omitempty"`
 }
 
 // EventKind is the kind of a memory audit event.
@@ -189,20 +192,33 @@ type MemoryEvent struct {
 	CreatedAt    time.Time
 }
 
-// MemoryQuery selects memories. Empty fields match anything; Project and
-// Scope, when set, match that facet or memories without one.
+// MemoryQuery selects memories. Empty fields (a zero time included) match
+// anything; Project and Scope, when set, match that facet or memories
+// without one. The time bounds are half-open: "before" excludes the instant,
+// "since" includes it, so a Before and a Since at one instant partition rows.
 type MemoryQuery struct {
 	Kinds    []MemoryKind
 	Statuses []MemoryStatus
 	Project  string
 	Scope    string
-	Limit    int
+	// UpdatedBefore matches memories last updated before the instant.
+	UpdatedBefore time.Time
+	// UpdatedSince matches memories last updated at or after the instant.
+	UpdatedSince time.Time
+	// DueBefore matches memories with a due date before the instant.
+	DueBefore time.Time
+	// NotDueBefore matches memories with no due date or one at or after
+	// the instant: the complement of DueBefore.
+	NotDueBefore time.Time
+	Limit        int
 }
 
-// BottleMarker is the armed pointer to a session's bottle: SessionStart
-// claims it exactly once and injects a pointer to Path.
+// BottleMarker is the armed pointer to a conversation's bottle: SessionStart
+// claims it exactly once and injects a pointer to Path. It is keyed by the
+// conversation's natural key (tenant, agent, session id).
 type BottleMarker struct {
 	Tenant     string
+	Agent      string
 	SessionID  string
 	Path       string
 	Mode       string

@@ -12,8 +12,8 @@
 // write in an immediate transaction, so several hook processes can write one
 // file; a transaction that still meets a busy database, a serialization
 // failure or a deadlock is retried whole. Postgres locks the rows a write
-// transaction reads (FOR UPDATE) and serializes per-project decisions with
-// pg_advisory_xact_lock.
+// transaction reads (FOR UPDATE) and serializes per-project decisions and
+// per-conversation prompt numbering with pg_advisory_xact_lock.
 //
 // Files:
 //

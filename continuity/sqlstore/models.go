@@ -175,13 +175,14 @@ type memoryModel struct {
 	SupersededBy *uuid.UUID `bun:"superseded_by,type:uuid"`
 	CreatedAt    time.Time  `bun:"created_at"`
 	UpdatedAt    time.Time  `bun:"updated_at"`
+	DueAt        *time.Time `bun:"due_at"`
 }
 
 func toMemoryModel(m *continuity.Memory) *memoryModel {
 	return &memoryModel{
 		ID: m.ID, UserID: m.Tenant, Kind: string(m.Kind), Topic: m.Topic, Content: m.Content,
 		Project: nullString(m.Project), Scope: nullString(m.Scope), Status: string(m.Status),
-		SupersededBy: nullUUID(m.SupersededBy), CreatedAt: utc(m.CreatedAt), UpdatedAt: utc(m.UpdatedAt),
+		SupersededBy: nullUUID(m.SupersededBy), CreatedAt: utc(m.CreatedAt), UpdatedAt: utc(m.UpdatedAt), DueAt: utcPtr(m.Due),
 	}
 }
 
@@ -189,7 +190,7 @@ func (m *memoryModel) memory() continuity.Memory {
 	return continuity.Memory{
 		ID: m.ID, Tenant: m.UserID, Kind: continuity.MemoryKind(m.Kind), Topic: m.Topic, Content: m.Content,
 		Project: fromNullString(m.Project), Scope: fromNullString(m.Scope), Status: continuity.MemoryStatus(m.Status),
-		SupersededBy: fromNullUUID(m.SupersededBy), CreatedAt: utc(m.CreatedAt), UpdatedAt: utc(m.UpdatedAt),
+		SupersededBy: fromNullUUID(m.SupersededBy), CreatedAt: utc(m.CreatedAt), UpdatedAt: utc(m.UpdatedAt), Due: utcPtr(m.DueAt),
 	}
 }
 
@@ -209,6 +210,7 @@ type bottleModel struct {
 	bun.BaseModel `bun:"table:session_bottles"`
 
 	UserID     string     `bun:"user_id,pk"`
+	Agent      string     `bun:"agent,pk"`
 	SessionID  string     `bun:"session_id,pk"`
 	Path       string     `bun:"path"`
 	Mode       string     `bun:"mode"`
@@ -219,7 +221,7 @@ type bottleModel struct {
 
 func (m *bottleModel) marker() *continuity.BottleMarker {
 	return &continuity.BottleMarker{
-		Tenant: m.UserID, SessionID: m.SessionID, Path: m.Path, Mode: m.Mode, Gap: m.Gap,
+		Tenant: m.UserID, Agent: m.Agent, SessionID: m.SessionID, Path: m.Path, Mode: m.Mode, Gap: m.Gap,
 		ArmedAt: utc(m.ArmedAt), ConsumedAt: utcPtr(m.ConsumedAt),
 	}
 }

@@ -266,6 +266,18 @@ func (t *tx) Memories(ctx context.Context, q continuity.MemoryQuery) ([]continui
 	if q.Scope != "" {
 		sq = sq.Where("(scope = ? OR scope IS NULL)", q.Scope)
 	}
+	if !q.UpdatedBefore.IsZero() {
+		sq = sq.Where("updated_at < ?", utc(q.UpdatedBefore))
+	}
+	if !q.UpdatedSince.IsZero() {
+		sq = sq.Where("updated_at >= ?", utc(q.UpdatedSince))
+	}
+	if !q.DueBefore.IsZero() {
+		sq = sq.Where("due_at < ?", utc(q.DueBefore))
+	}
+	if !q.NotDueBefore.IsZero() {
+		sq = sq.Where("(due_at IS NULL OR due_at >= ?)", utc(q.NotDueBefore))
+	}
 	sq = sq.OrderExpr("created_at DESC, id DESC")
 	if q.Limit > 0 {
 		sq = sq.Limit(int64(q.Limit))
@@ -311,21 +323,21 @@ func (t *tx) RunEvents(ctx context.Context, run, after uuid.UUID, limit int) ([]
 }
 
 func (t *tx) ArmBottle(ctx context.Context, mk continuity.BottleMarker) error {
-	m := &bottleModel{UserID: t.tenant, SessionID: mk.SessionID, Path: mk.Path, Mode: mk.Mode, Gap: mk.Gap, ArmedAt: utc(mk.ArmedAt)}
+	m := &bottleModel{UserID: t.tenant, Agent: mk.Agent, SessionID: mk.SessionID, Path: mk.Path, Mode: mk.Mode, Gap: mk.Gap, ArmedAt: utc(mk.ArmedAt)}
 	_, err := t.db.NewInsert().Model(m).
-		On("CONFLICT (user_id, session_id) DO UPDATE").
+		On("CONFLICT (user_id, agent, session_id) DO UPDATE").
 		Set("path = EXCLUDED.path, mode = EXCLUDED.mode, gap = EXCLUDED.gap, armed_at = EXCLUDED.armed_at, consumed_at = NULL").
 		Exec(ctx)
 	return err
 }
 
-func (t *tx) ClaimBottle(ctx context.Context, sessionID string, now time.Time) (*continuity.BottleMarker, error) {
+func (t *tx) ClaimBottle(ctx context.Context, agent, sessionID string, now time.Time) (*continuity.BottleMarker, error) {
 	var ms []bottleModel
 	// One atomic conditional update: of two concurrent claims exactly one
 	// finds consumed_at still NULL.
 	err := t.db.NewUpdate().Model(&bottleModel{}).
 		Set("consumed_at = ?", utc(now)).
-		Where("user_id = ?", t.tenant).Where("session_id = ?", sessionID).Where("consumed_at IS NULL").
+		Where("user_id = ?", t.tenant).Where("agent = ?", agent).Where("session_id = ?", sessionID).Where("consumed_at IS NULL").
 		Returning("*").Scan(ctx, &ms)
 	if err != nil {
 		return nil, err
@@ -336,18 +348,36 @@ func (t *tx) ClaimBottle(ctx context.Context, sessionID string, now time.Time) (
 	return ms[0].marker(), nil
 }
 
-func (t *tx) BottleMarker(ctx context.Context, sessionID string) (*continuity.BottleMarker, error) {
+func (t *tx) BottleMarker(ctx context.Context, agent, sessionID string) (*continuity.BottleMarker, error) {
 	var m bottleModel
-	if err := t.db.NewSelect().Model(&m).Where("user_id = ?", t.tenant).Where("session_id = ?", sessionID).Scan(ctx); err != nil {
+	if err := t.db.NewSelect().Model(&m).Where("user_id = ?", t.tenant).Where("agent = ?", agent).Where("session_id = ?", sessionID).Scan(ctx); err != nil {
 		return nil, notFoundOr(err, "bottle marker")
 	}
 	return m.marker(), nil
 }
 
-func (t *tx) InsertPrompt(ctx context.Context, p *continuity.Prompt) error {
-	m := &promptModel{ID: p.ID, UserID: t.tenant, Agent: p.Agent, SessionID: p.SessionID, Number: p.Number, Text: p.Text, Truncated: p.Truncated, At: utc(p.At)}
-	_, err := t.db.NewInsert().Model(m).Exec(ctx)
-	return err
+func (t *tx) AppendPrompt(ctx context.Context, p *continuity.Prompt) error {
+	if t.s.postgres {
+		// One bigint key (a key space apart from LockProject's two int4
+		// keys) hashed from the conversation's natural key, JSON-encoded so
+		// no two keys concatenate alike. A collision only over-serializes.
+		key := mustJSON([]string{t.tenant, p.Agent, p.SessionID})
+		if _, err := t.db.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", key); err != nil {
+			return err
+		}
+	} // SQLite: the immediate transaction already serializes writers.
+	var last int
+	if err := t.db.NewSelect().Model((*promptModel)(nil)).ColumnExpr("COALESCE(MAX(number), 0)").
+		Where("user_id = ?", t.tenant).Where("agent = ?", p.Agent).Where("session_id = ?", p.SessionID).
+		Scan(ctx, &last); err != nil {
+		return err
+	}
+	m := &promptModel{ID: p.ID, UserID: t.tenant, Agent: p.Agent, SessionID: p.SessionID, Number: last + 1, Text: p.Text, Truncated: p.Truncated, At: utc(p.At)}
+	if _, err := t.db.NewInsert().Model(m).Exec(ctx); err != nil {
+		return err
+	}
+	p.Number = m.Number
+	return nil
 }
 
 func (t *tx) Prompts(ctx context.Context, agent, sessionID string) ([]continuity.Prompt, error) {
@@ -361,12 +391,6 @@ func (t *tx) Prompts(ctx context.Context, agent, sessionID string) ([]continuity
 		out[i] = continuity.Prompt{ID: m.ID, Tenant: m.UserID, Agent: m.Agent, SessionID: m.SessionID, Number: m.Number, Text: m.Text, Truncated: m.Truncated, At: utc(m.At)}
 	}
 	return out, nil
-}
-
-func (t *tx) PromptCount(ctx context.Context, agent, sessionID string) (int, error) {
-	n, err := t.db.NewSelect().Model((*promptModel)(nil)).Where("user_id = ?", t.tenant).Where("agent = ?", agent).
-		Where("session_id = ?", sessionID).Count(ctx)
-	return int(n), err
 }
 
 func (t *tx) InsertStopExcerpt(ctx context.Context, keep int, e *continuity.StopExcerpt) error {

@@ -118,36 +118,6 @@ func testBottle(t *testing.T, h Harness) {
 		}
 	})
 
-	t.Run("ConcurrentPromptsGetDistinctNumbers", func(t *testing.T) {
-		t.Parallel()
-		f := newFixture(t, h)
-		bs := f.svc.Bottles(tenantA, agent)
-		const n = 8
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := bs.RecordPrompt(ctx, "s1", "prompt "+string(rune('a'+i))); err != nil {
-					t.Error(err)
-				}
-			}()
-		}
-		wg.Wait()
-		rec, err := bs.SessionHistory(ctx, "s1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(rec.Prompts) != n {
-			t.Fatalf("%d prompts kept, want %d", len(rec.Prompts), n)
-		}
-		for i, p := range rec.Prompts {
-			if p.Number != i+1 {
-				t.Fatalf("prompt numbers %v, want 1..%d", rec.Prompts, n)
-			}
-		}
-	})
-
 	t.Run("StopExcerptsAreBounded", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, h)

@@ -16,7 +16,9 @@
 //	sweep.go       the lease-expiry sweep's boundaries, limit and tenancy
 //	memory.go      memory verbs, provenance attribution and the typed read
 //	triage.go      the Stop handshake and the briefing
+//	briefing.go    each briefing section's own bounded read, precedence, boundaries; due dates
 //	bottle.go      the bottle marker claim, history and a degraded bottle from the store
+//	conversation.go what is kept per conversation: prompt numbers, bottle markers
 //	errors.go      driver errors translated to baton's codes; rollback
 //	ledger.go      receipts, lifecycle events, envelope, retention
 //	isolation.go   tenant isolation and row-level security

@@ -50,6 +50,8 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Triage", func(t *testing.T) { testTriage(t, h) })
 	t.Run("Briefing", func(t *testing.T) { testBriefing(t, h) })
 	t.Run("Bottle", func(t *testing.T) { testBottle(t, h) })
+	t.Run("Conversation", func(t *testing.T) { testConversation(t, h) })
+	t.Run("BriefingSections", func(t *testing.T) { testBriefingSections(t, h) })
 }
 
 // Clock is a settable test clock, safe for concurrent use.
