@@ -16,8 +16,8 @@
 // The renderer is a pure function of values and a time; the Bottler wraps
 // it with the I/O: an incremental transcript cursor with its parse cache,
 // a cross-process render lock, atomic writes, archiving, Seal and the marker
-// claim. Storage of markers and history belongs to the host (the continuity
-// Store implements MarkerArmer, MarkerClaimer and History).
+// claim. Storage of markers and history belongs to the host
+// (continuity.BottleStore implements MarkerArmer, MarkerClaimer and History).
 //
 // Files:
 //

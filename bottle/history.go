@@ -14,54 +14,54 @@ const MaxPromptChars = 4000
 // to MaxPromptChars.
 type Prompt struct {
 	// Number is the 1-based position of the prompt in the session.
-	Number int
+	Number int `json:"number"`
 	// Text is the stored prompt.
-	Text string
+	Text string `json:"text"`
 	// Truncated says Text was cut at MaxPromptChars.
-	Truncated bool
+	Truncated bool `json:"truncated"`
 	// Time is when the prompt was submitted.
-	Time time.Time
+	Time time.Time `json:"time"`
 }
 
 // StopExcerpt is the last assistant message the hook recorded at one Stop,
 // bounded in length.
 type StopExcerpt struct {
 	// PromptNumber is the user turn the Stop ended.
-	PromptNumber int
+	PromptNumber int `json:"promptNumber"`
 	// Text is the recorded excerpt.
-	Text string
+	Text string `json:"text"`
 	// Time is when the Stop happened.
-	Time time.Time
+	Time time.Time `json:"time"`
 }
 
 // Summary is a generated summary of the session. It is never the assistant's
 // voice and a bottle shows it only as a quoted, labelled block.
 type Summary struct {
 	// PromptNumber is the user turn the summary was written after.
-	PromptNumber int
+	PromptNumber int `json:"promptNumber"`
 	// Text is the generated summary.
-	Text string
+	Text string `json:"text"`
 	// Time is when the summary was written.
-	Time time.Time
+	Time time.Time `json:"time"`
 }
 
 // Record is what a store kept of a session, enough to reconstruct a bottle
 // when the transcript is gone.
 type Record struct {
 	// SessionID is the harness's session id.
-	SessionID string
+	SessionID string `json:"sessionId"`
 	// Project is the session's project facet or working directory.
-	Project string
+	Project string `json:"project,omitempty"`
 	// Started is when the session started.
-	Started time.Time
+	Started time.Time `json:"started,omitzero"`
 	// Compactions counts the compactions recorded for the session.
-	Compactions int
+	Compactions int `json:"compactions"`
 	// Prompts are the stored prompts, in any order.
-	Prompts []Prompt
+	Prompts []Prompt `json:"prompts,omitempty"`
 	// StopExcerpts are the excerpts recorded at each Stop, in any order.
-	StopExcerpts []StopExcerpt
+	StopExcerpts []StopExcerpt `json:"stopExcerpts,omitempty"`
 	// Summaries are generated summaries, in any order.
-	Summaries []Summary
+	Summaries []Summary `json:"summaries,omitempty"`
 }
 
 // History is the store of what the hook path recorded about sessions, read to

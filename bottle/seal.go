@@ -46,25 +46,26 @@ type Drainer interface {
 // compact or resume SessionStart claims it once and injects the pointer.
 type Marker struct {
 	// SessionID is the sealed session.
-	SessionID string
+	SessionID string `json:"sessionId"`
 	// Path is the bottle's absolute path.
-	Path string
+	Path string `json:"path"`
 	// Gap counts the tool events whose observations were pending at seal.
-	Gap int
+	Gap int `json:"gap"`
 	// Mode is the ladder rung the bottle was rendered on.
-	Mode Mode
-	// ArmedAt is when the marker was armed.
-	ArmedAt time.Time
+	Mode Mode `json:"mode"`
+	// ArmedAt is when the marker was armed; zero (absent on the wire) lets
+	// the store stamp its own now.
+	ArmedAt time.Time `json:"armedAt,omitzero"`
 }
 
-// MarkerArmer stores armed markers. The continuity Store implements it.
+// MarkerArmer stores armed markers. continuity.BottleStore implements it.
 type MarkerArmer interface {
 	// ArmBottle arms the session's marker, replacing any earlier one, armed
 	// or consumed: a new seal means a new bottle to inject.
 	ArmBottle(ctx context.Context, m Marker) error
 }
 
-// MarkerClaimer consumes armed markers. The continuity Store implements it
+// MarkerClaimer consumes armed markers. continuity.BottleStore implements it
 // with one atomic update, so a doubled SessionStart injects exactly once.
 type MarkerClaimer interface {
 	// ClaimBottle consumes the session's armed marker and returns it with ok

@@ -11,15 +11,18 @@ import (
 )
 
 // Briefer produces the SessionStart briefing. The Service implements it over
-// the built-in memory store; a host with its own memory implements it instead.
+// the built-in memory store; a host with its own memory will implement it
+// instead, for the planned hook adapter (nothing in the tree takes a Briefer
+// yet).
 type Briefer interface {
 	// Briefing returns the tenant's bounded live state for a selector.
 	Briefing(ctx context.Context, tenant string, p BriefingParams) (Briefing, error)
 }
 
-// Commitments is the part of a memory store the closer and the debrief
-// need: list open commitments, resolve one. The Service implements it; a
-// host with its own memory implements it instead.
+// Commitments is the part of a memory store the planned closer needs: list
+// open commitments, resolve one. The Service implements it; a host with its
+// own memory will implement it instead (nothing in the tree takes one yet;
+// the debrief lists a session's briefed rows, not this).
 type Commitments interface {
 	// OpenCommitments lists the open commitments for a project (and those
 	// with no project).

@@ -14,8 +14,10 @@
 // Storage is the Store interface: tenant-scoped transactions in which every
 // multi-row decision runs. continuity/sqlstore implements it on SQLite and
 // Postgres, and continuity/storetest is the one suite every Store passes.
-// Errors carry one of a small set of codes (Code); adapters map them to
-// their transport in one table.
+// Errors carry one of a small set of codes (Code); an adapter maps them to
+// its transport in one table. Every exported param and result type marshals
+// as the HTTP contract's camelCase JSON, never with the tenant
+// (testdata/wire.golden pins each shape).
 //
 // Files:
 //
@@ -24,11 +26,13 @@
 //	ledger.go    Receive, AppendReceipt, AppendEvent, Ledger: receipts and bounded retention
 //	memory.go    Remember, Revise, Resolve, Unresolve, Archive, Import; attribution; RunEvents
 //	triage.go    TriageBegin, TriageComplete, Debrief
-//	briefing.go  Briefing, the Briefer and Commitments interfaces
+//	briefing.go  Briefing, OpenCommitments, Memory; the Briefer and Commitments interfaces
 //	bottles.go   BottleStore: the bottle marker and history for one tenant and agent
 //	privacy.go   Scrub, the one privacy filter on every persisted text
 //	store.go     Store and Tx, the storage contract
 //	types.go     the domain types and the ledger vocabulary
 //	errors.go    Error and its codes
 //	validate.go  input limits and validation
+//	wire_test.go every wire shape against testdata/wire.golden (-update rewrites it),
+//	             and a json tag on every exported field of a param or result type
 package continuity

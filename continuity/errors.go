@@ -9,9 +9,10 @@ import (
 	"github.com/batonhq/baton/bottle"
 )
 
-// Code is one of baton's stable error codes. The HTTP adapter maps each code
-// to a status in one table; stores translate driver errors into these codes at
-// their edge, so callers see one vocabulary whichever backend runs.
+// Code is one of baton's stable error codes. The planned HTTP adapter
+// (adapters/httpapi) maps each code to a status in one table; stores
+// translate driver errors into these codes at their edge, so callers see one
+// vocabulary whichever backend runs.
 type Code string
 
 // The error codes.
@@ -27,13 +28,14 @@ const (
 
 // Error is baton's one error type. Message is safe to show a caller: it never
 // carries SQL, memory content or prompt text. Fields names the offending
-// input fields of an invalid request, with a short reason each.
+// input fields of an invalid request, with a short reason each. It marshals
+// as the body of the HTTP contract's {"error": ...}; the cause never does.
 type Error struct {
-	Code    Code
-	Message string
-	Fields  map[string]string
+	Code    Code              `json:"code"`
+	Message string            `json:"message"`
+	Fields  map[string]string `json:"fields,omitempty"`
 	// Err is the underlying cause, kept for errors.Is/As and never rendered.
-	Err error
+	Err error `json:"-"`
 }
 
 // Error renders the code, the message and the fields in a stable order.

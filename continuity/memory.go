@@ -52,11 +52,13 @@ type TransitionParams struct {
 }
 
 // WriteResult is a memory after a write, the id of the write's first audit
-// event, and the run the write was attributed to (uuid.Nil when none).
+// event, and the run the write was attributed to (uuid.Nil when none). On
+// the wire it is the memory's object with eventId and, when attributed,
+// sessionRunId beside its fields.
 type WriteResult struct {
-	Memory       Memory    `json:"memory"`
+	Memory
 	EventID      uuid.UUID `json:"eventId"`
-	SessionRunID uuid.UUID `json:"sessionRunId,omitempty"`
+	SessionRunID uuid.UUID `json:"sessionRunId,omitzero"`
 }
 
 func checkActor(f map[string]string, a ActorKind) {

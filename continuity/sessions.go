@@ -23,8 +23,9 @@ type OpenParams struct {
 	Selector  Selector `json:"selector,omitempty"`
 	// BriefedMemories are the rows that survived the briefing's cut. Nil
 	// means no briefing was delivered, so briefing_delivered_at stays unset;
-	// an empty, non-nil slice means an empty briefing was delivered.
-	BriefedMemories []BriefedMemory `json:"briefedMemories,omitempty"`
+	// an empty, non-nil slice means an empty briefing was delivered. On the
+	// wire nil is absent and empty is [] (omitzero), so the two stay apart.
+	BriefedMemories []BriefedMemory `json:"briefedMemories,omitzero"`
 }
 
 // OpenResult is the row after an open.
@@ -433,10 +434,11 @@ func (s *Service) Clear(ctx context.Context, tenant string, p OpenParams) (Clear
 	return ClearResult{SessionRunID: op.SessionRunID, ActivationEpoch: op.ActivationEpoch, Started: true}, nil
 }
 
-// SessionView is a read-only snapshot of a row and its lease state.
+// SessionView is a read-only snapshot of a row and its lease state. On the
+// wire the row's fields and "state" (the state's name) share one object.
 type SessionView struct {
 	Session
-	State lease.State
+	State lease.State `json:"state"`
 }
 
 // Session returns the row for the natural key and its lease state at now.

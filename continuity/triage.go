@@ -20,11 +20,11 @@ type TriageParams struct {
 
 // TriageBeginResult is begin's answer. AttemptID is set when armed, and on a
 // pending decline (the in-flight attempt, so a finalizing Stop can complete
-// it).
+// it); otherwise it is uuid.Nil and absent on the wire.
 type TriageBeginResult struct {
 	SessionRunID uuid.UUID     `json:"sessionRunId"`
 	Armed        bool          `json:"armed"`
-	AttemptID    uuid.UUID     `json:"attemptId,omitempty"`
+	AttemptID    uuid.UUID     `json:"attemptId,omitzero"`
 	TriageStatus triage.Status `json:"triageStatus"`
 	Reason       triage.Reason `json:"reason,omitempty"`
 }

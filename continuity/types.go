@@ -11,38 +11,39 @@ import (
 
 // Session is one conversation's row: the natural key (tenant, agent,
 // session id), its lease and activation epoch, its triage handshake and its
-// briefing bookkeeping. ID is the opaque sessionRunId that writes may carry.
+// briefing bookkeeping. ID is the opaque sessionRunId that writes may carry,
+// and is named so on the wire; the tenant never goes on the wire.
 type Session struct {
-	ID              uuid.UUID
-	Tenant          string
-	Agent           string
-	SessionID       string
-	Source          Source
-	Project         string
-	Scope           string
-	Selector        Selector
-	OpenedAt        time.Time
-	LastSeenAt      time.Time
-	ClosedAt        *time.Time
-	ActivationEpoch int
+	ID              uuid.UUID  `json:"sessionRunId"`
+	Tenant          string     `json:"-"`
+	Agent           string     `json:"agent"`
+	SessionID       string     `json:"sessionId"`
+	Source          Source     `json:"source"`
+	Project         string     `json:"project,omitempty"`
+	Scope           string     `json:"scope,omitempty"`
+	Selector        Selector   `json:"selector,omitempty"`
+	OpenedAt        time.Time  `json:"openedAt"`
+	LastSeenAt      time.Time  `json:"lastSeenAt"`
+	ClosedAt        *time.Time `json:"closedAt,omitempty"`
+	ActivationEpoch int        `json:"activationEpoch"`
 	// StopCount counts every Stop the conversation heartbeated.
-	StopCount int
+	StopCount int `json:"stopCount"`
 	// ActivatedAt is when the current activation began (the open, or the
 	// last startup, resume or resurrection that bumped the epoch), and
 	// ActivationStops counts the Stops since then: the triage debounce
 	// reads these, so a reopened conversation's first Stop never nudges.
-	ActivatedAt     time.Time
-	ActivationStops int
+	ActivatedAt     time.Time `json:"activatedAt,omitzero"`
+	ActivationStops int       `json:"activationStops"`
 	// Compactions counts the compactions the conversation went through.
-	Compactions int
+	Compactions int `json:"compactions"`
 
-	TriageStatus    string
-	TriageAttemptID uuid.UUID
-	TriagedEventIDs []uuid.UUID
+	TriageStatus    string      `json:"triageStatus"`
+	TriageAttemptID uuid.UUID   `json:"triageAttemptId,omitzero"`
+	TriagedEventIDs []uuid.UUID `json:"triagedEventIds,omitempty"`
 
-	BriefingDeliveredAt *time.Time
-	BriefedMemories     []BriefedMemory
-	LastMessageExcerpt  string
+	BriefingDeliveredAt *time.Time      `json:"briefingDeliveredAt,omitempty"`
+	BriefedMemories     []BriefedMemory `json:"briefedMemories,omitempty"`
+	LastMessageExcerpt  string          `json:"lastMessageExcerpt,omitempty"`
 }
 
 // Source is how a SessionStart activated the conversation.
@@ -86,12 +87,12 @@ type BriefedMemory struct {
 // Session are the envelope; Fields carries the rest and may not reuse an
 // envelope key.
 type LedgerEntry struct {
-	ID      uuid.UUID
-	Tenant  string
-	Event   string
-	At      time.Time
-	Session string
-	Fields  map[string]string
+	ID      uuid.UUID         `json:"id"`
+	Tenant  string            `json:"-"`
+	Event   string            `json:"event"`
+	At      time.Time         `json:"at"`
+	Session string            `json:"session,omitempty"`
+	Fields  map[string]string `json:"fields,omitempty"`
 }
 
 // Ledger event names. Receipts name the provider's event in a field, never in
@@ -140,17 +141,17 @@ const (
 
 // Memory is one curated atom.
 type Memory struct {
-	ID           uuid.UUID
-	Tenant       string
-	Kind         MemoryKind
-	Topic        string
-	Content      string
-	Project      string
-	Scope        string
-	Status       MemoryStatus
-	SupersededBy uuid.UUID
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	ID           uuid.UUID    `json:"id"`
+	Tenant       string       `json:"-"`
+	Kind         MemoryKind   `json:"kind"`
+	Topic        string       `json:"topic"`
+	Content      string       `json:"content"`
+	Project      string       `json:"project,omitempty"`
+	Scope        string       `json:"scope,omitempty"`
+	Status       MemoryStatus `json:"status"`
+	SupersededBy uuid.UUID    `json:"supersededBy,omitzero"`
+	CreatedAt    time.Time    `json:"createdAt"`
+	UpdatedAt    time.Time    `json:"updatedAt"`
 	// Due is when an open commitment or blocker is due; nil when it has no
 	// due date. Past it, the briefing lists the item as overdue.
 	Due *time.Time `json:"due,omitempty"`
@@ -183,13 +184,13 @@ const (
 // MemoryEvent is one audit event. SessionRunID is the write-time provenance
 // (uuid.Nil when the write was unattributed).
 type MemoryEvent struct {
-	ID           uuid.UUID
-	Tenant       string
-	MemoryID     uuid.UUID
-	Kind         EventKind
-	ActorKind    ActorKind
-	SessionRunID uuid.UUID
-	CreatedAt    time.Time
+	ID           uuid.UUID `json:"id"`
+	Tenant       string    `json:"-"`
+	MemoryID     uuid.UUID `json:"memoryId"`
+	Kind         EventKind `json:"eventKind"`
+	ActorKind    ActorKind `json:"actorKind"`
+	SessionRunID uuid.UUID `json:"sessionRunId,omitzero"`
+	CreatedAt    time.Time `json:"createdAt"`
 }
 
 // MemoryQuery selects memories. Empty fields (a zero time included) match
@@ -217,39 +218,39 @@ type MemoryQuery struct {
 // claims it exactly once and injects a pointer to Path. It is keyed by the
 // conversation's natural key (tenant, agent, session id).
 type BottleMarker struct {
-	Tenant     string
-	Agent      string
-	SessionID  string
-	Path       string
-	Mode       string
-	Gap        int
-	ArmedAt    time.Time
-	ConsumedAt *time.Time
+	Tenant     string     `json:"-"`
+	Agent      string     `json:"agent"`
+	SessionID  string     `json:"sessionId"`
+	Path       string     `json:"path"`
+	Mode       string     `json:"mode"`
+	Gap        int        `json:"gap"`
+	ArmedAt    time.Time  `json:"armedAt"`
+	ConsumedAt *time.Time `json:"consumedAt,omitempty"`
 }
 
 // Prompt is one user prompt kept for degraded bottles, privacy filtered and
 // capped; Truncated says the cap cut it.
 type Prompt struct {
-	ID        uuid.UUID
-	Tenant    string
-	Agent     string
-	SessionID string
-	Number    int
-	Text      string
-	Truncated bool
-	At        time.Time
+	ID        uuid.UUID `json:"id"`
+	Tenant    string    `json:"-"`
+	Agent     string    `json:"agent"`
+	SessionID string    `json:"sessionId"`
+	Number    int       `json:"number"`
+	Text      string    `json:"text"`
+	Truncated bool      `json:"truncated"`
+	At        time.Time `json:"at"`
 }
 
 // StopExcerpt is the last assistant message a Stop carried, kept for degraded
 // bottles.
 type StopExcerpt struct {
-	ID        uuid.UUID
-	Tenant    string
-	Agent     string
-	SessionID string
-	Text      string
+	ID        uuid.UUID `json:"id"`
+	Tenant    string    `json:"-"`
+	Agent     string    `json:"agent"`
+	SessionID string    `json:"sessionId"`
+	Text      string    `json:"text"`
 	// Truncated says the message was longer than MaxExcerptLen and Text
 	// holds its first MaxExcerptLen characters.
-	Truncated bool
-	At        time.Time
+	Truncated bool      `json:"truncated"`
+	At        time.Time `json:"at"`
 }

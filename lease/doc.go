@@ -8,6 +8,6 @@
 //
 // Files:
 //
-//	lease.go       Policy (lease 24 h, sweep grace 1 h), State, Floor, Sweepable
+//	lease.go       Policy (lease 24 h, sweep grace 1 h), State (named on the wire), Floor, Sweepable
 //	lease_test.go  table tests at every boundary
 package lease

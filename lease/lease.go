@@ -52,6 +52,27 @@ func (s State) String() string {
 // Closed reports whether the state is either kind of close.
 func (s State) Closed() bool { return s != Live }
 
+// MarshalText returns the state's stable name, so that it goes on the wire
+// as "live", "implicitly_closed" or "explicitly_closed", never as a number.
+// A state this package does not define is an error.
+func (s State) MarshalText() ([]byte, error) {
+	if s < Live || s > ExplicitlyClosed {
+		return nil, fmt.Errorf("lease: unknown state %d", int(s))
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText parses a name MarshalText produced.
+func (s *State) UnmarshalText(b []byte) error {
+	for st := Live; st <= ExplicitlyClosed; st++ {
+		if string(b) == st.String() {
+			*s = st
+			return nil
+		}
+	}
+	return fmt.Errorf("lease: unknown state %q", b)
+}
+
 // Row is the part of a session row the lease rules read.
 type Row struct {
 	LastSeenAt time.Time

@@ -1,6 +1,7 @@
 package lease_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -194,6 +195,43 @@ func TestStateString(t *testing.T) {
 		}
 		if got := tt.s.Closed(); got != tt.closed {
 			t.Errorf("State(%d).Closed() = %v, want %v", int(tt.s), got, tt.closed)
+		}
+	}
+}
+
+// TestStateText pins the state's wire form: its name, both ways, and an
+// error (never a number) for a state or a name this package does not define.
+func TestStateText(t *testing.T) {
+	tests := []struct {
+		s    lease.State
+		json string // "" when marshalling must fail
+	}{
+		{lease.Live, `"live"`},
+		{lease.ImplicitlyClosed, `"implicitly_closed"`},
+		{lease.ExplicitlyClosed, `"explicitly_closed"`},
+		{lease.State(3), ""},
+		{lease.State(-1), ""},
+	}
+	for _, tt := range tests {
+		b, err := json.Marshal(tt.s)
+		if tt.json == "" {
+			if err == nil {
+				t.Errorf("State(%d) marshalled as %s, want an error", int(tt.s), b)
+			}
+			continue
+		}
+		if err != nil || string(b) != tt.json {
+			t.Errorf("State(%d) marshals as %s, %v; want %s", int(tt.s), b, err, tt.json)
+		}
+		var back lease.State = -1
+		if err := json.Unmarshal(b, &back); err != nil || back != tt.s {
+			t.Errorf("%s unmarshals as %v, %v; want %v", b, back, err, tt.s)
+		}
+	}
+	for _, bad := range []string{`"Live"`, `""`, `"State(7)"`, `0`} {
+		var s lease.State
+		if err := json.Unmarshal([]byte(bad), &s); err == nil {
+			t.Errorf("%s unmarshalled as %v, want an error", bad, s)
 		}
 	}
 }

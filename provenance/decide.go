@@ -63,8 +63,10 @@ type Input struct {
 	// RunID is set.
 	Run *Run
 	// Candidates are the tenant's leased-open runs for the write's project,
-	// read under the per-(tenant, project) lock. Read only when RunID is nil;
-	// a write with no project matches no run, so the service passes none.
+	// read under the per-(tenant, project) lock. Read only when RunID is nil.
+	// The project is matched exactly: a write with no project is a candidate
+	// for the runs opened with no project (so it attaches to the single
+	// project-less session), never for a run that has one.
 	Candidates []uuid.UUID
 }
 

@@ -21,5 +21,6 @@
 //	migrate.go     embedded migrations and their per-dialect expansion
 //	models.go      bun models and their mapping to continuity types
 //	tx.go          the continuity.Tx methods
+//	schema.go      CreateSchema, DropSchema: Postgres schemas for tests or separated tenants
 //	migrations/    the SQL, one source for both dialects
 package sqlstore

@@ -1,8 +1,10 @@
 // Package storetest is the one behavioural suite every continuity.Store must
-// pass. It drives the store through continuity.Service, so the lifecycle
-// matrix, tenant isolation, the lease boundaries (with an injected clock) and
-// concurrency (goroutines and OS processes) are asserted once, here, and run
-// against SQLite always and Postgres when BATON_TEST_POSTGRES_DSN is set.
+// pass. It drives the store through continuity.Service (and through Tx
+// methods directly where a method's own error contract is asserted), so the
+// lifecycle matrix, tenant isolation, the lease boundaries (with an injected
+// clock) and concurrency (goroutines and OS processes) are asserted once,
+// here, and run against SQLite always and Postgres when
+// BATON_TEST_POSTGRES_DSN is set.
 //
 // A store's test file is thin:
 //
