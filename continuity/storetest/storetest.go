@@ -48,6 +48,8 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Triage", func(t *testing.T) { testTriage(t, h) })
 	t.Run("Briefing", func(t *testing.T) { testBriefing(t, h) })
 	t.Run("Bottle", func(t *testing.T) { testBottle(t, h) })
+	t.Run("TxErrors", func(t *testing.T) { testTxErrors(t, h) })
+	t.Run("Grants", func(t *testing.T) { testGrants(t, h) })
 }
 
 // Clock is a settable test clock, safe for concurrent use.
