@@ -32,6 +32,9 @@ type Store interface {
 
 // Tx is one tenant-scoped transaction. No method can reach another tenant's
 // rows: an id owned by another tenant behaves exactly like an unknown id.
+// Every method returns baton's codes itself (conflict, not_found, ...), so
+// code inside Write sees the codes its caller would. A failed statement
+// still ends the transaction on Postgres: after an error, return it.
 type Tx interface {
 	// SessionByKey returns the session row for the natural key, locked for
 	// the rest of a write transaction; not_found when there is none.

@@ -7,6 +7,17 @@
 // baton.tenant; because superusers and BYPASSRLS roles skip every policy, the
 // store enters the non-superuser role baton_runtime (created by the
 // migrations) with SET LOCAL ROLE whenever the connecting user is privileged.
+// That role holds only what each table's writes need (migration 002): no
+// DELETE anywhere, no UPDATE of the append-only tables. The one delete baton
+// does, retention pruning of the ledger and the Stop excerpts, runs under its
+// own grant: SECURITY DEFINER functions owned by the migrating user, bounded
+// to the transaction's tenant and the keep count, that only the runtime role
+// may execute. A non-privileged login should be a member of baton_runtime,
+// not the tables' owner.
+//
+// Open says what stops it from using Postgres (database or schema missing,
+// authentication failed, server unreachable) with a code, never the
+// password; every Tx method returns baton's codes itself.
 //
 // Concurrency: SQLite runs in WAL mode with a busy timeout and takes every
 // write in an immediate transaction, so several hook processes can write one
@@ -18,7 +29,10 @@
 // Files:
 //
 //	store.go       Open, the two dialects, transactions, retries, error translation
+//	connect.go     reaching Postgres, and saying what is wrong when Open cannot
 //	migrate.go     embedded migrations and their per-dialect expansion
+//	schema.go      CreateSchema and DropSchema, for stores sharing one database
+//	grants.go      the runtime role's grants, read and tried for storetest
 //	models.go      bun models and their mapping to continuity types
 //	tx.go          the continuity.Tx methods
 //	schema.go      CreateSchema, DropSchema: Postgres schemas for tests or separated tenants

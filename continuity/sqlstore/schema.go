@@ -33,6 +33,9 @@ func execAdmin(ctx context.Context, dsn, schema, stmt string) error {
 	}
 	db := stdlib.OpenDB(*cfg)
 	defer db.Close()
+	if err := db.PingContext(ctx); err != nil {
+		return connectError(err, &cfg.Config)
+	}
 	suffix := ""
 	if stmt == "DROP SCHEMA IF EXISTS " {
 		suffix = " CASCADE"

@@ -3,15 +3,18 @@ package sqlstore_test
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/batonhq/baton/continuity"
 	"github.com/batonhq/baton/continuity/sqlstore"
 	"github.com/batonhq/baton/continuity/storetest"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 )
 
 func open(ctx context.Context, dsn string) (continuity.Store, error) { return sqlstore.Open(ctx, dsn) }
@@ -34,6 +37,13 @@ func TestSQLite(t *testing.T) {
 // each test gets its own schema. CI sets the variable and fails when the
 // database cannot be reached.
 func TestPostgres(t *testing.T) {
+	base := postgresBase(t)
+	storetest.Run(t, storetest.Harness{New: func(t *testing.T) (continuity.Store, string) { return newPostgresStore(t, base) }})
+}
+
+// postgresBase returns BATON_TEST_POSTGRES_DSN, skipping the test when it is
+// unset and failing it when the database is unusable.
+func postgresBase(t *testing.T) string {
 	base := os.Getenv("BATON_TEST_POSTGRES_DSN")
 	if base == "" {
 		t.Skip("BATON_TEST_POSTGRES_DSN is not set")
@@ -43,24 +53,110 @@ func TestPostgres(t *testing.T) {
 		t.Fatalf("BATON_TEST_POSTGRES_DSN is set but Postgres is unusable: %v", err)
 	}
 	admin.Close()
-	storetest.Run(t, storetest.Harness{New: func(t *testing.T) (continuity.Store, string) {
-		schema := "bt_" + randomHex(6)
-		if err := sqlstore.CreateSchema(context.Background(), base, schema); err != nil {
-			t.Fatal(err)
+	return base
+}
+
+// newPostgresStore opens a store in a fresh schema of base, dropped when the
+// test ends, and returns it with its DSN.
+func newPostgresStore(t *testing.T, base string) (*sqlstore.Store, string) {
+	schema := "bt_" + randomHex(6)
+	if err := sqlstore.CreateSchema(context.Background(), base, schema); err != nil {
+		t.Fatal(err)
+	}
+	dsn := withSearchPath(t, base, schema)
+	st, err := sqlstore.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		st.Close()
+		if err := sqlstore.DropSchema(context.Background(), base, schema); err != nil {
+			t.Errorf("drop schema: %v", err)
 		}
-		dsn := withSearchPath(t, base, schema)
-		st, err := sqlstore.Open(context.Background(), dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
+	})
+	return st, dsn
+}
+
+// TestPostgresOpenSaysWhatIsWrong opens DSNs that cannot work against the
+// real server: the error names what is wrong, with a code, and never the
+// password (the server trusts every login, so the password is ignored).
+func TestPostgresOpenSaysWhatIsWrong(t *testing.T) {
+	base := postgresBase(t)
+	const password = "s3cret-pw"
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword(u.User.Username(), password)
+	withPassword := u.String()
+	database := "baton_missing_" + randomHex(4)
+	u.Path = "/" + database
+	noDatabase := u.String()
+	schema := "bt_missing_" + randomHex(4)
+	u, _ = url.Parse(withPassword)
+	u.Host = "127.0.0.1:1"
+	unreachable := u.String()
+	cases := []struct {
+		name, dsn string
+		code      continuity.Code
+		want      string
+	}{
+		{"database missing", noDatabase, continuity.CodeNotFound, `not_found: the Postgres database "` + database + `" does not exist at `},
+		{"schema missing", withSearchPath(t, withPassword, schema), continuity.CodeNotFound, `not_found: the search_path schema "` + schema + `" does not exist in Postgres database `},
+		{"server unreachable", unreachable, continuity.CodeInternal, "internal: cannot reach the Postgres server at 127.0.0.1:1"},
+	}
+	for _, tc := range cases {
+		st, err := sqlstore.Open(context.Background(), tc.dsn)
+		if err == nil {
 			st.Close()
-			if err := sqlstore.DropSchema(context.Background(), base, schema); err != nil {
-				t.Errorf("drop schema: %v", err)
-			}
-		})
-		return st, dsn
-	}})
+			t.Errorf("%s: Open succeeded", tc.name)
+			continue
+		}
+		if got := continuity.ErrorCode(err); got != tc.code || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: %q (%s), want %s prefixed %q", tc.name, err, got, tc.code, tc.want)
+		}
+		if strings.Contains(err.Error(), password) {
+			t.Errorf("%s: the message carries the password: %q", tc.name, err)
+		}
+	}
+}
+
+// TestPostgresTrimFunctionsAreNotPublic: the retention functions delete
+// under their owner's rights, so only the grants of migration 002 (the
+// runtime role's, which storetest asserts) may call them.
+func TestPostgresTrimFunctionsAreNotPublic(t *testing.T) {
+	base := postgresBase(t)
+	_, dsn := newPostgresStore(t, base)
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT p.proname, has_function_privilege('public', p.oid, 'EXECUTE')
+		FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+		WHERE n.nspname = current_schema() AND p.proname LIKE 'baton\_trim\_%' ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var name string
+		var public bool
+		if err := rows.Scan(&name, &public); err != nil {
+			t.Fatal(err)
+		}
+		if public {
+			t.Errorf("PUBLIC may execute %s", name)
+		}
+		names = append(names, name)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(names, ",") != "baton_trim_ledger,baton_trim_stop_excerpts,baton_trim_tenant" {
+		t.Fatalf("trim functions = %v", names)
+	}
 }
 
 func withSearchPath(t *testing.T, dsn, schema string) string {
@@ -79,3 +175,6 @@ func randomHex(n int) string {
 	rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// The suite's optional capabilities: a mismatch would skip their cases.
+var _ storetest.Grants = (*sqlstore.Store)(nil)

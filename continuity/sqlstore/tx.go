@@ -14,7 +14,8 @@ import (
 
 // tx is one tenant-scoped transaction. Every statement carries
 // "user_id = ?" whatever the dialect; on Postgres row-level security
-// enforces the same bound a second time.
+// enforces the same bound a second time. Every method returns its driver's
+// errors through translate (or notFoundOr, coded), as the Tx contract says.
 type tx struct {
 	s      *Store
 	db     bun.Tx
@@ -43,7 +44,7 @@ func (t *tx) SessionByKey(ctx context.Context, agent, sessionID string) (*contin
 	if err := t.lockRows(q).Scan(ctx); err != nil {
 		return nil, notFoundOr(err, "session")
 	}
-	return m.session()
+	return coded(m.session())
 }
 
 func (t *tx) SessionByID(ctx context.Context, id uuid.UUID) (*continuity.Session, error) {
@@ -52,7 +53,7 @@ func (t *tx) SessionByID(ctx context.Context, id uuid.UUID) (*continuity.Session
 	if err := t.lockRows(q).Scan(ctx); err != nil {
 		return nil, notFoundOr(err, "session")
 	}
-	return m.session()
+	return coded(m.session())
 }
 
 func (t *tx) ProjectByKey(ctx context.Context, agent, sessionID string) (string, error) {
@@ -79,14 +80,19 @@ func notFoundOr(err error, what string) error {
 	if errors.Is(err, sql.ErrNoRows) {
 		return notFound(what)
 	}
-	return err
+	return translate(err)
 }
+
+// coded passes a method's result through with its error translated: the Tx
+// contract promises baton's codes from every method, inside the
+// transaction, not only once Write returns.
+func coded[T any](v T, err error) (T, error) { return v, translate(err) }
 
 func (t *tx) InsertSession(ctx context.Context, s *continuity.Session) error {
 	m := toSessionModel(s)
 	m.UserID = t.tenant
 	_, err := t.db.NewInsert().Model(m).Exec(ctx)
-	return err
+	return translate(err)
 }
 
 func (t *tx) UpdateSession(ctx context.Context, s *continuity.Session) error {
@@ -95,7 +101,7 @@ func (t *tx) UpdateSession(ctx context.Context, s *continuity.Session) error {
 		ExcludeColumn("id", "user_id", "agent", "session_id").
 		Where("user_id = ?", t.tenant).Where("id = ?", s.ID).Exec(ctx)
 	if err != nil {
-		return err
+		return translate(err)
 	}
 	return oneRow(res, "session")
 }
@@ -103,7 +109,7 @@ func (t *tx) UpdateSession(ctx context.Context, s *continuity.Session) error {
 func oneRow(res interface{ RowsAffected() (int64, error) }, what string) error {
 	n, err := res.RowsAffected()
 	if err != nil {
-		return err
+		return translate(err)
 	}
 	if n == 0 {
 		return notFound(what)
@@ -120,7 +126,7 @@ func (t *tx) OpenSessions(ctx context.Context, project string) ([]continuity.Ses
 		q = q.Where("project = ?", project)
 	}
 	if err := q.OrderExpr("id").Scan(ctx); err != nil {
-		return nil, err
+		return nil, translate(err)
 	}
 	return sessions(ms)
 }
@@ -133,7 +139,7 @@ func (t *tx) StaleSessions(ctx context.Context, before time.Time, limit int) ([]
 		q = q.For("UPDATE SKIP LOCKED")
 	}
 	if err := q.Scan(ctx); err != nil {
-		return nil, err
+		return nil, translate(err)
 	}
 	return sessions(ms)
 }
@@ -143,7 +149,7 @@ func sessions(ms []sessionModel) ([]continuity.Session, error) {
 	for i := range ms {
 		s, err := ms[i].session()
 		if err != nil {
-			return nil, err
+			return nil, translate(err)
 		}
 		out = append(out, *s)
 	}
@@ -157,7 +163,7 @@ func (t *tx) LockProject(ctx context.Context, project string) error {
 	// Two int4 keys: a hash of the tenant and one of the project. A
 	// collision only over-serializes; it never lets two decisions overlap.
 	_, err := t.db.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))", t.tenant, project)
-	return err
+	return translate(err)
 }
 
 func (t *tx) AppendLedger(ctx context.Context, keep int, entries ...continuity.LedgerEntry) error {
@@ -173,18 +179,24 @@ func (t *tx) AppendLedger(ctx context.Context, keep int, entries ...continuity.L
 		ms[i] = ledgerModel{ID: e.ID, UserID: t.tenant, Event: e.Event, At: utc(e.At), Session: e.Session, Fields: mustJSON(f)}
 	}
 	if _, err := t.db.NewInsert().Model(&ms).Exec(ctx); err != nil {
-		return err
+		return translate(err)
 	}
 	if keep <= 0 {
 		return nil
 	}
 	// Bounded retention: drop every line older than the keep-th newest.
+	if t.s.postgres {
+		// The runtime role may not DELETE; migration 002's function prunes
+		// under its own grant, bounded to this transaction's tenant.
+		_, err := t.db.ExecContext(ctx, "SELECT baton_trim_ledger(?)", keep)
+		return translate(err)
+	}
 	_, err := t.db.NewDelete().TableExpr("ledger").
 		Where("user_id = ?", t.tenant).
 		Where("id < (?)", t.db.NewSelect().TableExpr("ledger").Column("id").
 			Where("user_id = ?", t.tenant).OrderExpr("id DESC").Limit(1).Offset(int64(keep-1))).
 		Exec(ctx)
-	return err
+	return translate(err)
 }
 
 func (t *tx) Ledger(ctx context.Context, after uuid.UUID, limit int) ([]continuity.LedgerEntry, error) {
@@ -194,13 +206,13 @@ func (t *tx) Ledger(ctx context.Context, after uuid.UUID, limit int) ([]continui
 		q = q.Where("id > ?", after)
 	}
 	if err := q.OrderExpr("id").Limit(int64(limit)).Scan(ctx); err != nil {
-		return nil, err
+		return nil, translate(err)
 	}
 	out := make([]continuity.LedgerEntry, len(ms))
 	for i, m := range ms {
 		out[i] = continuity.LedgerEntry{ID: m.ID, Tenant: m.UserID, Event: m.Event, At: utc(m.At), Session: m.Session}
 		if err := json.Unmarshal([]byte(m.Fields), &out[i].Fields); err != nil {
-			return nil, err
+			return nil, translate(err)
 		}
 	}
 	return out, nil
@@ -214,7 +226,7 @@ func (t *tx) LedgerCounts(ctx context.Context) (map[string]int, error) {
 	err := t.db.NewSelect().TableExpr("ledger").ColumnExpr("event, count(*) AS n").
 		Where("user_id = ?", t.tenant).GroupExpr("event").Scan(ctx, &rows)
 	if err != nil {
-		return nil, err
+		return nil, translate(err)
 	}
 	out := make(map[string]int, len(rows))
 	for _, r := range rows {
@@ -227,7 +239,7 @@ func (t *tx) InsertMemory(ctx context.Context, m *continuity.Memory) error {
 	mm := toMemoryModel(m)
 	mm.UserID = t.tenant
 	_, err := t.db.NewInsert().Model(mm).Exec(ctx)
-	return err
+	return translate(err)
 }
 
 func (t *tx) MemoryByID(ctx context.Context, id uuid.UUID) (*continuity.Memory, error) {
@@ -246,7 +258,7 @@ func (t *tx) UpdateMemory(ctx context.Context, m *continuity.Memory) error {
 		Column("status", "superseded_by", "updated_at").
 		Where("user_id = ?", t.tenant).Where("id = ?", m.ID).Exec(ctx)
 	if err != nil {
-		return err
+		return translate(err)
 	}
 	return oneRow(res, "memory")
 }
@@ -283,7 +295,7 @@ func (t *tx) Memories(ctx context.Context, q continuity.MemoryQuery) ([]continui
 		sq = sq.Limit(int64(q.Limit))
 	}
 	if err := sq.Scan(ctx); err != nil {
-		return nil, err
+		return nil, translate(err)
 	}
 	out := make([]continuity.Memory, len(ms))
 	for i := range ms {
@@ -302,7 +314,7 @@ func (t *tx) InsertMemoryEvents(ctx context.Context, events ...continuity.Memory
 			ActorKind: string(e.ActorKind), SessionRunID: nullUUID(e.SessionRunID), CreatedAt: utc(e.CreatedAt)}
 	}
 	_, err := t.db.NewInsert().Model(&ms).Exec(ctx)
-	return err
+	return translate(err)
 }
 
 func (t *tx) RunEvents(ctx context.Context, run, after uuid.UUID, limit int) ([]continuity.MemoryEvent, error) {
@@ -312,7 +324,7 @@ func (t *tx) RunEvents(ctx context.Context, run, after uuid.UUID, limit int) ([]
 		q = q.Where("id > ?", after)
 	}
 	if err := q.OrderExpr("id").Limit(int64(limit)).Scan(ctx); err != nil {
-		return nil, err
+		return nil, translate(err)
 	}
 	out := make([]continuity.MemoryEvent, len(ms))
 	for i, m := range ms {
@@ -328,7 +340,7 @@ func (t *tx) ArmBottle(ctx context.Context, mk continuity.BottleMarker) error {
 		On("CONFLICT (user_id, agent, session_id) DO UPDATE").
 		Set("path = EXCLUDED.path, mode = EXCLUDED.mode, gap = EXCLUDED.gap, armed_at = EXCLUDED.armed_at, consumed_at = NULL").
 		Exec(ctx)
-	return err
+	return translate(err)
 }
 
 func (t *tx) ClaimBottle(ctx context.Context, agent, sessionID string, now time.Time) (*continuity.BottleMarker, error) {
@@ -340,7 +352,7 @@ func (t *tx) ClaimBottle(ctx context.Context, agent, sessionID string, now time.
 		Where("user_id = ?", t.tenant).Where("agent = ?", agent).Where("session_id = ?", sessionID).Where("consumed_at IS NULL").
 		Returning("*").Scan(ctx, &ms)
 	if err != nil {
-		return nil, err
+		return nil, translate(err)
 	}
 	if len(ms) == 0 {
 		return nil, notFound("armed bottle marker")
@@ -363,18 +375,18 @@ func (t *tx) AppendPrompt(ctx context.Context, p *continuity.Prompt) error {
 		// no two keys concatenate alike. A collision only over-serializes.
 		key := mustJSON([]string{t.tenant, p.Agent, p.SessionID})
 		if _, err := t.db.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", key); err != nil {
-			return err
+			return translate(err)
 		}
 	} // SQLite: the immediate transaction already serializes writers.
 	var last int
 	if err := t.db.NewSelect().Model((*promptModel)(nil)).ColumnExpr("COALESCE(MAX(number), 0)").
 		Where("user_id = ?", t.tenant).Where("agent = ?", p.Agent).Where("session_id = ?", p.SessionID).
 		Scan(ctx, &last); err != nil {
-		return err
+		return translate(err)
 	}
 	m := &promptModel{ID: p.ID, UserID: t.tenant, Agent: p.Agent, SessionID: p.SessionID, Number: last + 1, Text: p.Text, Truncated: p.Truncated, At: utc(p.At)}
 	if _, err := t.db.NewInsert().Model(m).Exec(ctx); err != nil {
-		return err
+		return translate(err)
 	}
 	p.Number = m.Number
 	return nil
@@ -384,7 +396,7 @@ func (t *tx) Prompts(ctx context.Context, agent, sessionID string) ([]continuity
 	var ms []promptModel
 	if err := t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant).Where("agent = ?", agent).
 		Where("session_id = ?", sessionID).OrderExpr("number, id").Scan(ctx); err != nil {
-		return nil, err
+		return nil, translate(err)
 	}
 	out := make([]continuity.Prompt, len(ms))
 	for i, m := range ms {
@@ -396,23 +408,28 @@ func (t *tx) Prompts(ctx context.Context, agent, sessionID string) ([]continuity
 func (t *tx) InsertStopExcerpt(ctx context.Context, keep int, e *continuity.StopExcerpt) error {
 	m := &excerptModel{ID: e.ID, UserID: t.tenant, Agent: e.Agent, SessionID: e.SessionID, Text: e.Text, Truncated: e.Truncated, At: utc(e.At)}
 	if _, err := t.db.NewInsert().Model(m).Exec(ctx); err != nil {
-		return err
+		return translate(err)
 	}
 	// Bounded per conversation: drop every excerpt older than the keep-th newest.
+	if t.s.postgres {
+		// As the ledger's trim: a function of migration 002 deletes.
+		_, err := t.db.ExecContext(ctx, "SELECT baton_trim_stop_excerpts(?, ?, ?)", e.Agent, e.SessionID, keep)
+		return translate(err)
+	}
 	_, err := t.db.NewDelete().TableExpr("stop_excerpts").
 		Where("user_id = ?", t.tenant).Where("agent = ?", e.Agent).Where("session_id = ?", e.SessionID).
 		Where("id < (?)", t.db.NewSelect().TableExpr("stop_excerpts").Column("id").
 			Where("user_id = ?", t.tenant).Where("agent = ?", e.Agent).Where("session_id = ?", e.SessionID).
 			OrderExpr("id DESC").Limit(1).Offset(int64(keep-1))).
 		Exec(ctx)
-	return err
+	return translate(err)
 }
 
 func (t *tx) StopExcerpts(ctx context.Context, agent, sessionID string) ([]continuity.StopExcerpt, error) {
 	var ms []excerptModel
 	if err := t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant).Where("agent = ?", agent).
 		Where("session_id = ?", sessionID).OrderExpr("id").Scan(ctx); err != nil {
-		return nil, err
+		return nil, translate(err)
 	}
 	out := make([]continuity.StopExcerpt, len(ms))
 	for i, m := range ms {

@@ -24,5 +24,7 @@
 //	errors.go      driver errors translated to baton's codes; rollback
 //	ledger.go      receipts, lifecycle events, envelope, retention
 //	isolation.go   tenant isolation and row-level security
+//	grants.go      the runtime role's exact grants, tried as the role; trims bounded to the tenant
+//	txerrors.go    every Tx method returns baton's codes itself, inside the transaction
 //	concurrency.go goroutines and OS processes writing one store
 package storetest

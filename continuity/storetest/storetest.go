@@ -52,6 +52,8 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Bottle", func(t *testing.T) { testBottle(t, h) })
 	t.Run("Conversation", func(t *testing.T) { testConversation(t, h) })
 	t.Run("BriefingSections", func(t *testing.T) { testBriefingSections(t, h) })
+	t.Run("TxErrors", func(t *testing.T) { testTxErrors(t, h) })
+	t.Run("Grants", func(t *testing.T) { testGrants(t, h) })
 }
 
 // Clock is a settable test clock, safe for concurrent use.
