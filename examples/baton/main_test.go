@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -9,6 +10,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/batonhq/baton/continuity"
+	"github.com/google/uuid"
 )
 
 // runMainVar makes the test binary run baton's main instead of the tests, so
@@ -112,6 +116,61 @@ func TestDemo(t *testing.T) {
 	}
 	if strings.Contains(out, "my token is abc") {
 		t.Error("demo output leaks a private prompt")
+	}
+}
+
+// TestDemoReceipts walks the ledger the demo wrote: every lifecycle event
+// must come after a receipt, for the same conversation, of the provider event
+// that causes it, because a hook records the receipt before any other work.
+func TestDemoReceipts(t *testing.T) {
+	causes := map[string]string{
+		continuity.EventSessionStarted:   "SessionStart",
+		continuity.EventSessionReopened:  "SessionStart",
+		continuity.EventSessionResumed:   "SessionStart",
+		continuity.EventBottleClaimed:    "SessionStart",
+		continuity.EventSessionResurrect: "Stop",
+		continuity.EventTriageArmed:      "Stop",
+		continuity.EventTriageFinished:   "Stop",
+		continuity.EventBottleArmed:      "PreCompact",
+		continuity.EventSessionClosed:    "SessionEnd",
+	}
+	env := testEnv(t)
+	var out bytes.Buffer
+	env.Stdout, env.Stderr = &out, &out
+	if err := (&DemoCmd{Home: env.Home}).Run(env); err != nil {
+		t.Fatalf("demo: %v\n%s", err, out.String())
+	}
+	ctx := context.Background()
+	svc, done, err := env.Service(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	ledger, err := svc.Ledger(ctx, demoTenant, uuid.Nil, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastReceipt := map[[2]string]string{} // (agent, session) -> provider event
+	seen := map[string]bool{}
+	for _, e := range ledger {
+		key := [2]string{e.Fields["agent"], e.Session}
+		if e.Event == continuity.EventReceived {
+			lastReceipt[key] = e.Fields["provider_event"]
+			continue
+		}
+		want, lifecycle := causes[e.Event]
+		if !lifecycle {
+			continue
+		}
+		seen[e.Event] = true
+		if got, ok := lastReceipt[key]; !ok || got != want {
+			t.Errorf("%s for %s/%s: the last receipt before it is %q, want %q", e.Event, key[0], key[1], got, want)
+		}
+	}
+	for ev := range causes {
+		if !seen[ev] && ev != continuity.EventSessionReopened {
+			t.Errorf("the demo's ledger holds no %s", ev)
+		}
 	}
 }
 
