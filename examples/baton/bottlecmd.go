@@ -65,7 +65,11 @@ type BottleShowCmd struct {
 
 // Run prints $BATON_HOME/bottles/<session>.md.
 func (c *BottleShowCmd) Run(env *Env) error {
-	data, err := (&bottle.Bottler{Home: env.Home}).Read(c.SessionID)
+	home, err := env.home()
+	if err != nil {
+		return fmt.Errorf("bottle show: %w", err)
+	}
+	data, err := (&bottle.Bottler{Home: home}).Read(c.SessionID)
 	if errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("bottle show: no bottle for session %s", c.SessionID)
 	}

@@ -23,6 +23,10 @@ var demoTranscript []byte
 // in a temporary BATON_HOME and prints each step and the ledger.
 type DemoCmd struct {
 	Keep bool `help:"Keep the temporary BATON_HOME instead of removing it."`
+
+	// Home, when set, is the BATON_HOME to run in instead of a temporary
+	// one; it is kept, so a test can read the ledger the demo wrote.
+	Home string `kong:"-"`
 }
 
 // demoClock is the demo's settable clock, so a lapsed lease takes no day.
@@ -64,22 +68,50 @@ func (d *demo) title(s string) {
 	d.say("\n%2d. %s", d.step, s)
 }
 
-// receive wraps a step in the receipts ledger, as a hook would.
+// The demo's tenant, and the harness its provider events come from.
+const (
+	demoTenant = "demo"
+	demoAgent  = "claude-code"
+)
+
+// receive runs a provider event's work behind its receipt, as a hook does:
+// every provider event in the demo goes through here, so the ledger shows
+// provider.event.received before whatever the event caused.
 func (d *demo) receive(event, session string, work func(ctx context.Context) error) error {
-	return d.svc.Receive(d.ctx, d.tenant, continuity.ReceiptParams{Provider: "claude-code", ProviderEvent: event, Agent: "claude-code", SessionID: session}, work)
+	return d.svc.Receive(d.ctx, d.tenant, continuity.ReceiptParams{Provider: demoAgent, ProviderEvent: event, Agent: demoAgent, SessionID: session}, work)
+}
+
+// stop delivers a Stop a minute after the last turn, as the Stop hook runs
+// it: the receipt, the heartbeat carrying the last assistant message (the
+// unconditional half), then the nudge's part when there is one.
+func (d *demo) stop(session, msg string, nudge func(ctx context.Context) error) (continuity.HeartbeatResult, error) {
+	d.clock.advance(time.Minute)
+	var hb continuity.HeartbeatResult
+	err := d.receive("Stop", session, func(ctx context.Context) error {
+		var err error
+		hb, err = d.svc.Heartbeat(ctx, d.tenant, continuity.HeartbeatParams{Agent: demoAgent, SessionID: session, Stop: true, LastMessageExcerpt: &msg})
+		if err != nil || nudge == nil {
+			return err
+		}
+		return nudge(ctx)
+	})
+	return hb, err
 }
 
 // Run runs the script.
 func (c *DemoCmd) Run(env *Env) error {
-	home, err := os.MkdirTemp("", "baton-demo-")
-	if err != nil {
-		return err
-	}
-	if !c.Keep {
-		defer os.RemoveAll(home)
+	home := c.Home
+	if home == "" {
+		var err error
+		if home, err = os.MkdirTemp("", "baton-demo-"); err != nil {
+			return err
+		}
+		if !c.Keep {
+			defer os.RemoveAll(home)
+		}
 	}
 	clock := &demoClock{t: time.Now().UTC().Truncate(time.Second)}
-	denv := &Env{Home: home, DSN: filepath.Join(home, "baton.db"), Tenant: "demo", Dir: env.Dir, Stdout: env.Stdout, Stderr: env.Stderr}
+	denv := &Env{Home: home, DSN: filepath.Join(home, "baton.db"), Tenant: demoTenant, Dir: env.Dir, Stdout: env.Stdout, Stderr: env.Stderr}
 	ctx := context.Background()
 	svc, done, err := denv.Service(ctx, continuity.WithClock(clock.Now))
 	if err != nil {
@@ -99,7 +131,7 @@ func (c *DemoCmd) Run(env *Env) error {
 
 func (d *demo) script(home string) error {
 	ctx, tenant := d.ctx, d.tenant
-	const agent, project = "claude-code", "baton"
+	const agent, project = demoAgent, "baton"
 	sid := "7f3c2a9e-4b1d-4e8a-9c2f-1a6b5d8e0f42" // the demo transcript's session id
 
 	d.title("Curated memory from an earlier session")
@@ -135,16 +167,26 @@ func (d *demo) script(home string) error {
 	d.say("%s", indent(brief.Text))
 
 	d.title("A retried startup with the same values changes nothing; different values conflict")
-	if r, err := d.svc.Open(ctx, tenant, continuity.OpenParams{Agent: agent, SessionID: sid, Source: continuity.SourceStartup,
-		Project: project, Selector: brief.Selector}); err != nil || r.ActivationEpoch != 1 {
+	var retry continuity.OpenResult
+	if err := d.receive("SessionStart", sid, func(ctx context.Context) error {
+		var err error
+		retry, err = d.svc.Open(ctx, tenant, continuity.OpenParams{Agent: agent, SessionID: sid, Source: continuity.SourceStartup,
+			Project: project, Selector: brief.Selector})
+		return err
+	}); err != nil || retry.ActivationEpoch != 1 {
 		return fmt.Errorf("retry: %v", err)
 	}
-	_, err = d.svc.Open(ctx, tenant, continuity.OpenParams{Agent: agent, SessionID: sid, Source: continuity.SourceStartup, Project: "other"})
-	d.say("    retry: epoch still 1; other project: %s", continuity.ErrorCode(err))
+	err = d.receive("SessionStart", sid, func(ctx context.Context) error {
+		_, err := d.svc.Open(ctx, tenant, continuity.OpenParams{Agent: agent, SessionID: sid, Source: continuity.SourceStartup, Project: "other"})
+		return err
+	})
+	d.say("    retry: epoch still 1; other project: %s, and the ledger records the failure", continuity.ErrorCode(err))
 
 	d.title("The agent records a decision, passing its sessionRunId")
 	bs := d.svc.Bottles(tenant, agent)
-	if err := bs.RecordPrompt(ctx, sid, "Use bun for storage? <private>my token is abc</private>"); err != nil {
+	if err := d.receive("UserPromptSubmit", sid, func(ctx context.Context) error {
+		return bs.RecordPrompt(ctx, sid, "Use bun for storage? <private>my token is abc</private>")
+	}); err != nil {
 		return err
 	}
 	dec, err := d.svc.Remember(ctx, tenant, continuity.RememberParams{Kind: continuity.KindDecision, Topic: "storage",
@@ -162,43 +204,48 @@ func (d *demo) script(home string) error {
 
 	d.title("Three Stops: heartbeats with the last assistant message")
 	for i := 1; i <= 3; i++ {
-		d.clock.advance(time.Minute)
-		msg := fmt.Sprintf("Turn %d done.", i)
-		var hb continuity.HeartbeatResult
-		if err := d.receive("Stop", sid, func(ctx context.Context) error {
-			var err error
-			hb, err = d.svc.Heartbeat(ctx, tenant, continuity.HeartbeatParams{Agent: agent, SessionID: sid, Stop: true, LastMessageExcerpt: &msg})
-			return err
-		}); err != nil {
+		hb, err := d.stop(sid, fmt.Sprintf("Turn %d done.", i), nil)
+		if err != nil {
 			return err
 		}
 		d.say("    Stop %d: last seen %s, epoch %d", i, hb.LastSeenAt.Format(time.TimeOnly), hb.ActivationEpoch)
 	}
 
-	d.title("The Stop nudge: begin arms once, the model writes, complete absorbs")
-	b, err := d.svc.TriageBegin(ctx, tenant, continuity.TriageParams{Agent: agent, SessionID: sid})
-	if err != nil {
+	d.title("The Stop nudge: a Stop arms it once, the model writes, the continuation's Stop completes")
+	triageParams := continuity.TriageParams{Agent: agent, SessionID: sid}
+	var b continuity.TriageBeginResult
+	var prompt string
+	if _, err := d.stop(sid, "Turn 4 done.", func(ctx context.Context) error {
+		var err error
+		if b, err = d.svc.TriageBegin(ctx, tenant, triageParams); err != nil || !b.Armed {
+			return err
+		}
+		prompt, err = d.svc.Debrief(ctx, tenant, continuity.DebriefParams{Agent: agent, SessionID: sid})
+		return err
+	}); err != nil {
 		return err
 	}
-	d.say("    begin: armed %v, attempt %s", b.Armed, short(b.AttemptID))
-	again, err := d.svc.TriageBegin(ctx, tenant, continuity.TriageParams{Agent: agent, SessionID: sid})
-	if err != nil {
-		return err
-	}
-	d.say("    a second begin: armed %v, reason %s, same attempt %v", again.Armed, again.Reason, again.AttemptID == b.AttemptID)
-	prompt, err := d.svc.Debrief(ctx, tenant, continuity.DebriefParams{Agent: agent, SessionID: sid})
-	if err != nil {
-		return err
-	}
+	d.say("    Stop 4 begins: armed %v, attempt %s", b.Armed, short(b.AttemptID))
 	d.say("    debrief prompt (first lines):\n%s", indent(firstLines(prompt, 4)))
 	if _, err := d.svc.Resolve(ctx, tenant, ship.Memory.ID.String(), continuity.TransitionParams{SessionRunID: run.String(), Actor: continuity.ActorUserAPI}); err != nil {
 		return err
 	}
-	c, err := d.svc.TriageComplete(ctx, tenant, continuity.TriageCompleteParams{Agent: agent, SessionID: sid, AttemptID: b.AttemptID.String()})
-	if err != nil {
+	d.say("    the model resolved %s", short(ship.Memory.ID))
+	var again continuity.TriageBeginResult
+	var c continuity.TriageCompleteResult
+	if _, err := d.stop(sid, "Recorded.", func(ctx context.Context) error {
+		// The continuation's Stop recovers the attempt from begin's decline.
+		var err error
+		if again, err = d.svc.TriageBegin(ctx, tenant, triageParams); err != nil {
+			return err
+		}
+		c, err = d.svc.TriageComplete(ctx, tenant, continuity.TriageCompleteParams{Agent: agent, SessionID: sid, AttemptID: again.AttemptID.String()})
+		return err
+	}); err != nil {
 		return err
 	}
-	d.say("    the model resolved %s; complete: %s (%d since begin, %d visible)", short(ship.Memory.ID), c.TriageStatus, c.SinceBeginCount, c.EventCount)
+	d.say("    Stop 5, the continuation: a second begin: armed %v, reason %s, same attempt %v", again.Armed, again.Reason, again.AttemptID == b.AttemptID)
+	d.say("    complete: %s (%d since begin, %d visible)", c.TriageStatus, c.SinceBeginCount, c.EventCount)
 	page, err := d.svc.RunEvents(ctx, tenant, run.String(), "", 0)
 	if err != nil {
 		return err
@@ -227,42 +274,57 @@ func (d *demo) script(home string) error {
 		return err
 	}
 	d.say("    sealed %v, mode %s, gap %d, at %s", sealed.Sealed, sealed.Mode, sealed.Gap, sealed.Path)
-	var cp continuity.HeartbeatResult
-	var pointer string
-	var claimed bool
-	if err := d.receive("SessionStart", sid, func(ctx context.Context) error {
-		var err error
-		if cp, err = d.svc.Compact(ctx, tenant, continuity.HeartbeatParams{Agent: agent, SessionID: sid}); err != nil {
+	// compactStart is SessionStart with source compact: recover the run,
+	// then claim the armed bottle and inject its pointer.
+	compactStart := func() (cp continuity.HeartbeatResult, pointer string, claimed bool, err error) {
+		err = d.receive("SessionStart", sid, func(ctx context.Context) error {
+			var err error
+			if cp, err = d.svc.Compact(ctx, tenant, continuity.HeartbeatParams{Agent: agent, SessionID: sid}); err != nil {
+				return err
+			}
+			pointer, claimed, err = bt.Continuation(ctx, bs, sid)
 			return err
-		}
-		pointer, claimed, err = bt.Continuation(ctx, bs, sid)
-		return err
-	}); err != nil {
-		return err
+		})
+		return cp, pointer, claimed, err
 	}
-	d.say("    compact: same run %v, epoch %d; pointer injected %v:\n%s", cp.SessionRunID == run, cp.ActivationEpoch, claimed, indent(firstLines(pointer, 6)))
-	_, claimedAgain, err := bt.Continuation(ctx, bs, sid)
+	cp, pointer, claimed, err := compactStart()
 	if err != nil {
 		return err
 	}
-	d.say("    a doubled SessionStart claims again: %v", claimedAgain)
+	d.say("    compact: same run %v, epoch %d; pointer injected %v:\n%s", cp.SessionRunID == run, cp.ActivationEpoch, claimed, indent(firstLines(pointer, 6)))
+	if _, _, claimed, err = compactStart(); err != nil {
+		return err
+	}
+	d.say("    a doubled SessionStart claims again: %v", claimed)
 	if body, err := bt.Read(sid); err == nil {
 		d.say("    the bottle (first lines):\n%s", indent(firstLines(string(body), 12)))
 	}
 
 	d.title("SessionStart resume: epoch+1, briefing fields untouched")
-	rs, err := d.svc.Open(ctx, tenant, continuity.OpenParams{Agent: agent, SessionID: sid, Source: continuity.SourceResume})
-	if err != nil {
+	var rs continuity.OpenResult
+	if err := d.receive("SessionStart", sid, func(ctx context.Context) error {
+		var err error
+		rs, err = d.svc.Open(ctx, tenant, continuity.OpenParams{Agent: agent, SessionID: sid, Source: continuity.SourceResume})
+		return err
+	}); err != nil {
 		return err
 	}
 	d.say("    epoch %d, reopened %v", rs.ActivationEpoch, rs.Reopened)
 
 	d.title("SessionEnd: close, idempotent")
-	cl, err := d.svc.Close(ctx, tenant, continuity.CloseParams{Agent: agent, SessionID: sid})
+	end := func() (cl continuity.CloseResult, err error) {
+		err = d.receive("SessionEnd", sid, func(ctx context.Context) error {
+			var err error
+			cl, err = d.svc.Close(ctx, tenant, continuity.CloseParams{Agent: agent, SessionID: sid})
+			return err
+		})
+		return cl, err
+	}
+	cl, err := end()
 	if err != nil {
 		return err
 	}
-	cl2, err := d.svc.Close(ctx, tenant, continuity.CloseParams{Agent: agent, SessionID: sid})
+	cl2, err := end()
 	if err != nil {
 		return err
 	}
@@ -276,7 +338,10 @@ func (d *demo) script(home string) error {
 
 	d.title("A second session lapses overnight and is resurrected by its next Stop")
 	sid2 := "demo-session-2"
-	if _, err := d.svc.Open(ctx, tenant, continuity.OpenParams{Agent: agent, SessionID: sid2, Source: continuity.SourceStartup, Project: project}); err != nil {
+	if err := d.receive("SessionStart", sid2, func(ctx context.Context) error {
+		_, err := d.svc.Open(ctx, tenant, continuity.OpenParams{Agent: agent, SessionID: sid2, Source: continuity.SourceStartup, Project: project})
+		return err
+	}); err != nil {
 		return err
 	}
 	d.clock.advance(25 * time.Hour)
@@ -285,15 +350,12 @@ func (d *demo) script(home string) error {
 		return err
 	}
 	d.say("    25 hours later, read: %s (no sweep ran)", v.State)
-	hb, err := d.svc.Heartbeat(ctx, tenant, continuity.HeartbeatParams{Agent: agent, SessionID: sid2, Stop: true})
+	hb, err := d.stop(sid2, "Back.", nil)
 	if err != nil {
 		return err
 	}
 	d.say("    Stop: resurrected %v, epoch %d", hb.Resurrected, hb.ActivationEpoch)
-	err = d.receive("Stop", "never-opened", func(ctx context.Context) error {
-		_, err := d.svc.Heartbeat(ctx, tenant, continuity.HeartbeatParams{Agent: agent, SessionID: "never-opened", Stop: true})
-		return err
-	})
+	_, err = d.stop("never-opened", "Hello?", nil)
 	d.say("    a Stop for a conversation never opened: %s, and the ledger records the failure", continuity.ErrorCode(err))
 
 	d.title("The ledger")

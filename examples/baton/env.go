@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -15,9 +17,10 @@ import (
 // Env is what commands read from the environment, bound into every Run so
 // tests can run commands in-process with their own.
 type Env struct {
-	// Home is $BATON_HOME (default ~/.baton).
+	// Home is $BATON_HOME, else .baton in the user's home directory; empty
+	// when neither is known, and then commands that need it fail (see home).
 	Home string
-	// DSN is $BATON_DSN (default $BATON_HOME/baton.db).
+	// DSN is $BATON_DSN; empty means baton.db in Home.
 	DSN string
 	// Tenant is $BATON_TENANT (default "local").
 	Tenant string
@@ -25,31 +28,56 @@ type Env struct {
 	Dir    string
 	Stdout io.Writer
 	Stderr io.Writer
+
+	// noHome says why Home is empty: the platform has no home directory.
+	noHome error
 }
 
-// EnvFromOS reads the process environment.
+// EnvFromOS reads the process environment. The user's home directory is the
+// platform's (os.UserHomeDir: $HOME on Unix, %USERPROFILE% on Windows, $home
+// on Plan 9); when there is none and BATON_HOME is unset, Home stays empty
+// rather than falling back to the working directory.
 func EnvFromOS() *Env {
-	home := os.Getenv("BATON_HOME")
-	if home == "" {
-		if h, err := os.UserHomeDir(); err == nil {
-			home = filepath.Join(h, ".baton")
+	env := &Env{Home: os.Getenv("BATON_HOME"), DSN: os.Getenv("BATON_DSN"), Tenant: os.Getenv("BATON_TENANT"),
+		Stdout: os.Stdout, Stderr: os.Stderr}
+	if env.Home == "" {
+		if h, err := os.UserHomeDir(); err != nil {
+			env.noHome = err
+		} else {
+			env.Home = filepath.Join(h, ".baton")
 		}
 	}
-	dsn := os.Getenv("BATON_DSN")
-	if dsn == "" {
-		dsn = filepath.Join(home, "baton.db")
+	if env.Tenant == "" {
+		env.Tenant = "local"
 	}
-	tenant := os.Getenv("BATON_TENANT")
-	if tenant == "" {
-		tenant = "local"
-	}
-	dir, _ := os.Getwd()
-	return &Env{Home: home, DSN: dsn, Tenant: tenant, Dir: dir, Stdout: os.Stdout, Stderr: os.Stderr}
+	env.Dir, _ = os.Getwd()
+	return env
 }
 
-// Service opens the store named by the DSN and returns the service over it.
+// home returns Home, or an error naming BATON_HOME when there is none.
+func (e *Env) home() (string, error) {
+	if e.Home != "" {
+		return e.Home, nil
+	}
+	why := e.noHome
+	if why == nil {
+		why = errors.New("none given")
+	}
+	return "", fmt.Errorf("no home directory (%v): set BATON_HOME to the directory baton keeps its store and bottles in", why)
+}
+
+// Service opens the store named by the DSN (baton.db in Home by default) and
+// returns the service over it.
 func (e *Env) Service(ctx context.Context, opts ...continuity.Option) (*continuity.Service, func(), error) {
-	st, err := sqlstore.Open(ctx, e.DSN)
+	dsn := e.DSN
+	if dsn == "" {
+		home, err := e.home()
+		if err != nil {
+			return nil, nil, err
+		}
+		dsn = filepath.Join(home, "baton.db")
+	}
+	st, err := sqlstore.Open(ctx, dsn)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -36,6 +37,58 @@ func TestProjectFacet(t *testing.T) {
 		env := &Env{Dir: tc.dir}
 		if got := env.ProjectOr(tc.explicit); got != tc.want {
 			t.Errorf("%s: project = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestHomeResolution runs the command under each combination of BATON_HOME,
+// BATON_DSN and the platform's home variable: the store lands in BATON_HOME,
+// else in .baton under the home directory, else the command fails naming
+// BATON_HOME; never in the working directory.
+func TestHomeResolution(t *testing.T) {
+	root := t.TempDir()
+	batonHome, userHome, dsn := filepath.Join(root, "baton-home"), filepath.Join(root, "user-home"), filepath.Join(root, "dsn", "x.db")
+	setHome, setUser, setDSN := "BATON_HOME="+batonHome, userHomeVar()+"="+userHome, "BATON_DSN="+dsn
+	cases := []struct {
+		name   string
+		env    []string
+		args   []string
+		status int
+		store  string // the file the store must be in; "" means none is made
+	}{
+		{"BATON_HOME alone", []string{setHome}, []string{"briefing"}, 0, filepath.Join(batonHome, "baton.db")},
+		{"the home directory alone", []string{setUser}, []string{"briefing"}, 0, filepath.Join(userHome, ".baton", "baton.db")},
+		{"BATON_HOME wins over the home directory", []string{setHome, setUser}, []string{"briefing"}, 0, filepath.Join(batonHome, "baton.db")},
+		{"an empty BATON_HOME is unset", []string{"BATON_HOME=", setUser}, []string{"briefing"}, 0, filepath.Join(userHome, ".baton", "baton.db")},
+		{"BATON_DSN needs no home", []string{setDSN}, []string{"briefing"}, 0, dsn},
+		{"no home: briefing fails", nil, []string{"briefing"}, 1, ""},
+		{"no home: remember fails", nil, []string{"remember", "--topic", "t", "x"}, 1, ""},
+		{"no home: bottle show fails", []string{setDSN}, []string{"bottle", "show", "s1"}, 1, ""},
+		{"no home: the demo makes its own", nil, []string{"demo"}, 0, ""},
+		{"no home: version", nil, []string{"version"}, 0, ""},
+	}
+	for _, tc := range cases {
+		if err := os.RemoveAll(root); err != nil {
+			t.Fatal(err)
+		}
+		cwd := filepath.Join(root, "cwd")
+		if err := os.MkdirAll(cwd, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, status := baton(t, cwd, tc.env, tc.args...)
+		if status != tc.status {
+			t.Errorf("%s: exit status %d, want %d\nstderr: %s", tc.name, status, tc.status, stderr)
+		}
+		if tc.status != 0 && !strings.Contains(stderr, "set BATON_HOME") {
+			t.Errorf("%s: stderr does not name BATON_HOME:\n%s", tc.name, stderr)
+		}
+		if left, _ := os.ReadDir(cwd); len(left) != 0 {
+			t.Errorf("%s: the working directory holds %s", tc.name, left[0].Name())
+		}
+		for _, f := range []string{filepath.Join(batonHome, "baton.db"), filepath.Join(userHome, ".baton", "baton.db"), dsn} {
+			if _, err := os.Stat(f); (err == nil) != (f == tc.store) {
+				t.Errorf("%s: %s exists: %v, want %v", tc.name, f, err == nil, f == tc.store)
+			}
 		}
 	}
 }

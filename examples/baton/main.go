@@ -5,6 +5,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -13,6 +14,20 @@ import (
 
 // Version is baton's version, set at build time with -ldflags.
 var Version = "dev"
+
+// Exit statuses, as Go tools use them.
+const (
+	exitOK      = 0
+	exitFailure = 1 // the command ran and failed
+	exitUsage   = 2 // the command line could not be parsed
+)
+
+// description heads `baton --help`; it documents the exit statuses.
+const description = `Carry a coding agent's work across sessions and harnesses.
+
+Exit status: 0 on success; 1 when a command fails; 2 on a usage error (an
+unknown command or flag, a missing or malformed argument), with the error and
+the usage on stderr.`
 
 // CLI is the baton command line.
 type CLI struct {
@@ -35,13 +50,54 @@ func (VersionCmd) Run(env *Env) error {
 	return err
 }
 
-func main() {
+// newParser builds the command line over cli with env bound. Kong calls exit
+// after printing --help.
+func newParser(cli *CLI, env *Env, exit func(int)) (*kong.Kong, error) {
+	return kong.New(cli, kong.Name("baton"), kong.Description(description),
+		kong.Writers(env.Stdout, env.Stderr), kong.Exit(exit), kong.Bind(env))
+}
+
+// exitRequest carries the status kong asks to exit with (after --help) back
+// to execute, so the command line runs in-process without ending the process.
+type exitRequest int
+
+// execute runs the command line args against env and returns the exit
+// status. Parse errors print the error and the usage to stderr, never to
+// stdout, so `baton bottle render ... > bottle.md` holds a bottle or nothing.
+func execute(args []string, env *Env) (status int) {
+	defer func() {
+		if r := recover(); r != nil {
+			req, ok := r.(exitRequest)
+			if !ok {
+				panic(r)
+			}
+			status = int(req)
+		}
+	}()
 	var cli CLI
-	env := EnvFromOS()
-	ctx := kong.Parse(&cli, kong.Name("baton"), kong.Description("Carry a coding agent's work across sessions and harnesses."),
-		kong.UsageOnError(), kong.Bind(env))
-	if err := ctx.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "baton:", err)
-		os.Exit(1)
+	parser, err := newParser(&cli, env, func(code int) { panic(exitRequest(code)) })
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "baton:", err)
+		return exitFailure
 	}
+	ctx, err := parser.Parse(args)
+	if err != nil {
+		var perr *kong.ParseError
+		if errors.As(err, &perr) && perr.Context != nil {
+			parser.Stdout = env.Stderr
+			_ = perr.Context.PrintUsage(true)
+			fmt.Fprintln(env.Stderr)
+		}
+		fmt.Fprintln(env.Stderr, "baton: error:", err)
+		return exitUsage
+	}
+	if err := ctx.Run(); err != nil {
+		fmt.Fprintln(env.Stderr, "baton:", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+func main() {
+	os.Exit(execute(os.Args[1:], EnvFromOS()))
 }
