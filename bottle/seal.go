@@ -53,6 +53,9 @@ type Marker struct {
 	Gap int `json:"gap"`
 	// Mode is the ladder rung the bottle was rendered on.
 	Mode Mode `json:"mode"`
+	// Task is the one-line current task at seal, so the pointer can be
+	// rendered wherever the marker is claimed.
+	Task string `json:"task,omitempty"`
 	// ArmedAt is when the marker was armed; zero (absent on the wire) lets
 	// the store stamp its own now.
 	ArmedAt time.Time `json:"armedAt,omitzero"`
@@ -119,7 +122,7 @@ func (b *Bottler) Seal(ctx context.Context, sessionID, transcriptPath string, bu
 	if !res.Sealed || b.Marker == nil {
 		return res, nil
 	}
-	m := Marker{SessionID: sessionID, Path: bt.Path, Gap: bt.Gap, Mode: bt.Mode, ArmedAt: b.clock().Now().UTC()}
+	m := Marker{SessionID: sessionID, Path: bt.Path, Gap: bt.Gap, Mode: bt.Mode, Task: bt.Task, ArmedAt: b.clock().Now().UTC()}
 	if err := b.Marker.ArmBottle(ctx, m); err != nil {
 		return res, fmt.Errorf("bottle: arm marker: %w", err)
 	}

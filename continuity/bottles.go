@@ -11,11 +11,12 @@ import (
 )
 
 // BottleStore binds the bottle package's storage interfaces (History,
-// MarkerArmer, MarkerClaimer) to one tenant and agent of the service.
+// MarkerArmer, MarkerClaimer) to one agent of a tenant-bound API, so a
+// Bottler renders and seals where the transcript is and keeps its marker and
+// history wherever the API is: the local store or a team server.
 type BottleStore struct {
-	svc    *Service
-	tenant string
-	agent  string
+	api   API
+	agent string
 }
 
 var (
@@ -24,19 +25,42 @@ var (
 	_ bottle.MarkerClaimer = (*BottleStore)(nil)
 )
 
-// Bottles returns the bottle storage of one tenant and agent.
-func (s *Service) Bottles(tenant, agent string) *BottleStore {
-	return &BottleStore{svc: s, tenant: strings.TrimSpace(tenant), agent: agent}
+// BottlesOf returns the bottle storage of one agent over api.
+func BottlesOf(api API, agent string) *BottleStore { return &BottleStore{api: api, agent: agent} }
+
+// Bottles returns the bottle storage of one tenant and agent of the service.
+func (s *Service) Bottles(tenant, agent string) *BottleStore { return BottlesOf(s.For(tenant), agent) }
+
+// ArmBottle implements bottle.MarkerArmer.
+func (b *BottleStore) ArmBottle(ctx context.Context, m bottle.Marker) error {
+	return b.api.ArmBottle(ctx, b.agent, m)
 }
 
-// check validates the tenant, the agent and the session id; fields holds
+// ClaimBottle implements bottle.MarkerClaimer.
+func (b *BottleStore) ClaimBottle(ctx context.Context, sessionID string) (bottle.Marker, bool, error) {
+	return b.api.ClaimBottle(ctx, b.agent, sessionID)
+}
+
+// SessionHistory implements bottle.History.
+func (b *BottleStore) SessionHistory(ctx context.Context, sessionID string) (bottle.Record, error) {
+	return b.api.SessionHistory(ctx, b.agent, sessionID)
+}
+
+// RecordPrompt keeps a user prompt for degraded bottles (see
+// Service.RecordPrompt).
+func (b *BottleStore) RecordPrompt(ctx context.Context, sessionID, text string) error {
+	_, err := b.api.RecordPrompt(ctx, b.agent, sessionID, text)
+	return err
+}
+
+// bottleKey validates the tenant, the agent and the session id; fields holds
 // the caller's own failures, if any, so one error names them all.
-func (b *BottleStore) check(sessionID string, fields map[string]string) (string, error) {
-	_, _, sid, err := sessionKey(b.tenant, b.agent, sessionID)
+func bottleKey(tenant, agent, sessionID string, fields map[string]string) (string, string, error) {
+	tenant, _, sid, err := sessionKey(tenant, agent, sessionID)
 	f := map[string]string{}
 	maps.Copy(f, ErrorFields(err))
 	maps.Copy(f, fields)
-	return sid, fieldsErr(f)
+	return tenant, sid, fieldsErr(f)
 }
 
 // ArmBottle arms the conversation's marker, replacing any earlier one. The
@@ -44,7 +68,7 @@ func (b *BottleStore) check(sessionID string, fields map[string]string) (string,
 // between 0 and MaxBottleGap, the path at most MaxPathLen characters.
 //
 // Errors: invalid.
-func (b *BottleStore) ArmBottle(ctx context.Context, m bottle.Marker) error {
+func (s *Service) ArmBottle(ctx context.Context, tenant, agent string, m bottle.Marker) error {
 	f := map[string]string{}
 	if strings.TrimSpace(m.Path) == "" {
 		f["path"] = "is required"
@@ -55,21 +79,23 @@ func (b *BottleStore) ArmBottle(ctx context.Context, m bottle.Marker) error {
 	if m.Gap < 0 || m.Gap > MaxBottleGap {
 		f["gap"] = "must be between 0 and " + strconv.Itoa(MaxBottleGap)
 	}
-	sid, err := b.check(m.SessionID, f)
+	m.Task = trimField(f, "task", m.Task, 0, MaxRecordTextLen)
+	tenant, sid, err := bottleKey(tenant, agent, m.SessionID, f)
 	if err != nil {
 		return err
 	}
-	now := b.svc.clock()
+	now := s.clock()
 	armedAt := m.ArmedAt
 	if armedAt.IsZero() {
 		armedAt = now
 	}
-	return b.svc.store.Write(ctx, b.tenant, func(ctx context.Context, tx Tx) error {
-		if err := tx.ArmBottle(ctx, BottleMarker{Tenant: b.tenant, Agent: b.agent, SessionID: sid, Path: m.Path, Mode: string(m.Mode), Gap: m.Gap, ArmedAt: armedAt}); err != nil {
+	return s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		if err := tx.ArmBottle(ctx, BottleMarker{Tenant: tenant, Agent: agent, SessionID: sid, Path: m.Path, Mode: string(m.Mode), Gap: m.Gap,
+			Task: m.Task, ArmedAt: armedAt}); err != nil {
 			return err
 		}
-		return tx.AppendLedger(ctx, b.svc.ledgerKeep, LedgerEntry{ID: b.svc.newID(), Tenant: b.tenant, Event: EventBottleArmed, At: now, Session: sid,
-			Fields: map[string]string{"agent": b.agent, "mode": string(m.Mode)}})
+		return tx.AppendLedger(ctx, s.ledgerKeep, LedgerEntry{ID: s.newID(), Tenant: tenant, Event: EventBottleArmed, At: now, Session: sid,
+			Fields: map[string]string{"agent": agent, "mode": string(m.Mode)}})
 	})
 }
 
@@ -78,44 +104,53 @@ func (b *BottleStore) ArmBottle(ctx context.Context, m bottle.Marker) error {
 // agent armed under the same session id is never this agent's.
 //
 // Errors: invalid.
-func (b *BottleStore) ClaimBottle(ctx context.Context, sessionID string) (bottle.Marker, bool, error) {
-	sid, err := b.check(sessionID, nil)
+func (s *Service) ClaimBottle(ctx context.Context, tenant, agent, sessionID string) (bottle.Marker, bool, error) {
+	tenant, sid, err := bottleKey(tenant, agent, sessionID, nil)
 	if err != nil {
 		return bottle.Marker{}, false, err
 	}
 	var got *BottleMarker
-	err = b.svc.store.Write(ctx, b.tenant, func(ctx context.Context, tx Tx) error {
-		now := b.svc.clock()
-		m, err := tx.ClaimBottle(ctx, b.agent, sid, now)
-		if ErrorCode(err) == CodeNotFound {
-			got = nil
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		got = m
-		return tx.AppendLedger(ctx, b.svc.ledgerKeep, LedgerEntry{ID: b.svc.newID(), Tenant: b.tenant, Event: EventBottleClaimed, At: now, Session: sid,
-			Fields: map[string]string{"agent": b.agent}})
+	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		var err error
+		got, err = s.claim(ctx, tx, agent, sid)
+		return err
 	})
 	if err != nil || got == nil {
 		return bottle.Marker{}, false, err
 	}
-	return bottle.Marker{SessionID: got.SessionID, Path: got.Path, Gap: got.Gap, Mode: bottle.Mode(got.Mode), ArmedAt: got.ArmedAt}, true, nil
+	return got.bottleMarker(), true, nil
+}
+
+// claim consumes the conversation's armed marker inside tx; nil when none.
+func (s *Service) claim(ctx context.Context, tx Tx, agent, sid string) (*BottleMarker, error) {
+	now := s.clock()
+	m, err := tx.ClaimBottle(ctx, agent, sid, now)
+	if ErrorCode(err) == CodeNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m, tx.AppendLedger(ctx, s.ledgerKeep, LedgerEntry{ID: s.newID(), Tenant: m.Tenant, Event: EventBottleClaimed, At: now, Session: sid,
+		Fields: map[string]string{"agent": agent}})
+}
+
+func (m *BottleMarker) bottleMarker() bottle.Marker {
+	return bottle.Marker{SessionID: m.SessionID, Path: m.Path, Gap: m.Gap, Mode: bottle.Mode(m.Mode), Task: m.Task, ArmedAt: m.ArmedAt}
 }
 
 // SessionHistory returns what the hook path recorded of the conversation:
 // its prompts and Stop excerpts. An unknown conversation is an empty record.
 //
 // Errors: invalid.
-func (b *BottleStore) SessionHistory(ctx context.Context, sessionID string) (bottle.Record, error) {
-	sid, err := b.check(sessionID, nil)
+func (s *Service) SessionHistory(ctx context.Context, tenant, agent, sessionID string) (bottle.Record, error) {
+	tenant, sid, err := bottleKey(tenant, agent, sessionID, nil)
 	if err != nil {
 		return bottle.Record{}, err
 	}
 	rec := bottle.Record{SessionID: sid}
-	err = b.svc.store.Read(ctx, b.tenant, func(ctx context.Context, tx Tx) error {
-		row, err := tx.SessionByKey(ctx, b.agent, sid)
+	err = s.store.Read(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		row, err := tx.SessionByKey(ctx, agent, sid)
 		switch ErrorCode(err) {
 		case "":
 			rec.Project, rec.Started, rec.Compactions = row.Project, row.OpenedAt, row.Compactions
@@ -123,14 +158,14 @@ func (b *BottleStore) SessionHistory(ctx context.Context, sessionID string) (bot
 		default:
 			return err
 		}
-		prompts, err := tx.Prompts(ctx, b.agent, sid)
+		prompts, err := tx.Prompts(ctx, agent, sid)
 		if err != nil {
 			return err
 		}
 		for _, p := range prompts {
 			rec.Prompts = append(rec.Prompts, bottle.Prompt{Number: p.Number, Text: p.Text, Truncated: p.Truncated, Time: p.At})
 		}
-		excerpts, err := tx.StopExcerpts(ctx, b.agent, sid)
+		excerpts, err := tx.StopExcerpts(ctx, agent, sid)
 		if err != nil {
 			return err
 		}
@@ -153,28 +188,39 @@ func promptAt(ps []Prompt, e StopExcerpt) int {
 	return n
 }
 
+// PromptResult is what RecordPrompt kept.
+type PromptResult struct {
+	// Kept says a prompt was recorded (a prompt empty after filtering is
+	// not); Number is its position in the conversation.
+	Kept      bool `json:"kept"`
+	Number    int  `json:"number,omitempty"`
+	Truncated bool `json:"truncated,omitempty"`
+}
+
 // RecordPrompt keeps a user prompt for degraded bottles: privacy filtered,
 // capped at bottle.MaxPromptChars with its truncated flag set. A prompt that
 // is empty after filtering is not kept.
 //
 // Errors: invalid.
-func (b *BottleStore) RecordPrompt(ctx context.Context, sessionID, text string) error {
+func (s *Service) RecordPrompt(ctx context.Context, tenant, agent, sessionID, text string) (PromptResult, error) {
 	f := map[string]string{}
 	checkText(f, "text", text)
-	sid, err := b.check(sessionID, f)
+	tenant, sid, err := bottleKey(tenant, agent, sessionID, f)
 	if err != nil {
-		return err
+		return PromptResult{}, err
 	}
 	text = strings.TrimSpace(Scrub(text))
 	if text == "" {
-		return nil
+		return PromptResult{}, nil
 	}
 	truncated := false
 	if utf8.RuneCountInString(text) > bottle.MaxPromptChars {
 		text, truncated = string([]rune(text)[:bottle.MaxPromptChars]), true
 	}
-	return b.svc.store.Write(ctx, b.tenant, func(ctx context.Context, tx Tx) error {
-		return tx.AppendPrompt(ctx, &Prompt{ID: b.svc.newID(), Tenant: b.tenant, Agent: b.agent, SessionID: sid,
-			Text: text, Truncated: truncated, At: b.svc.clock()})
-	})
+	p := Prompt{ID: s.newID(), Tenant: tenant, Agent: agent, SessionID: sid, Text: text, Truncated: truncated, At: s.clock()}
+	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error { return tx.AppendPrompt(ctx, &p) })
+	if err != nil {
+		return PromptResult{}, err
+	}
+	return PromptResult{Kept: true, Number: p.Number, Truncated: truncated}, nil
 }

@@ -69,25 +69,37 @@ func receiptFields(p ReceiptParams) map[string]string {
 //
 // Errors: invalid (the receipt itself), or whatever work returns.
 func (s *Service) Receive(ctx context.Context, tenant string, p ReceiptParams, work func(ctx context.Context) error) error {
+	_, err := s.receive(ctx, tenant, p, work)
+	return err
+}
+
+// receive is Receive, returning the receipt's id.
+func (s *Service) receive(ctx context.Context, tenant string, p ReceiptParams, work func(ctx context.Context) error) (uuid.UUID, error) {
 	id, err := s.AppendReceipt(ctx, tenant, p)
 	if err != nil {
-		return err
+		return uuid.Nil, err
 	}
 	werr := work(ctx)
 	if werr == nil {
-		return nil
+		return id, nil
 	}
+	if lerr := s.appendFailure(ctx, tenant, p, id, string(ErrorCode(werr))+": "+ErrorMessage(werr)); lerr != nil {
+		return id, &Error{Code: CodeInternal, Message: "work failed and its failure could not be recorded", Err: werr}
+	}
+	return id, werr
+}
+
+// appendFailure appends provider.event.failed for the receipt. It runs even
+// when ctx has ended: the failure is the evidence the event left.
+func (s *Service) appendFailure(ctx context.Context, tenant string, p ReceiptParams, receipt uuid.UUID, reason string) error {
 	tenant = strings.TrimSpace(tenant)
 	f := receiptFields(p)
-	f["receipt"] = id.String()
-	f["reason"] = string(ErrorCode(werr)) + ": " + ErrorMessage(werr)
+	f["receipt"] = receipt.String()
+	f["reason"] = reason
 	e := LedgerEntry{ID: s.newID(), Tenant: tenant, Event: EventFailed, At: s.clock(), Session: p.SessionID, Fields: f}
-	if lerr := s.store.Write(context.WithoutCancel(ctx), tenant, func(ctx context.Context, tx Tx) error {
+	return s.store.Write(context.WithoutCancel(ctx), tenant, func(ctx context.Context, tx Tx) error {
 		return tx.AppendLedger(ctx, s.ledgerKeep, e)
-	}); lerr != nil {
-		return &Error{Code: CodeInternal, Message: "work failed and its failure could not be recorded", Err: werr}
-	}
-	return werr
+	})
 }
 
 // AppendEvent appends one ledger line with the given event name and payload.

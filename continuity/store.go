@@ -120,4 +120,10 @@ type Tx interface {
 	InsertStopExcerpt(ctx context.Context, keep int, e *StopExcerpt) error
 	// StopExcerpts returns a conversation's Stop excerpts in order.
 	StopExcerpts(ctx context.Context, agent, sessionID string) ([]StopExcerpt, error)
+
+	// InsertRecord appends a checkpoint or handover; conflict when its id
+	// exists. Records are never changed or deleted.
+	InsertRecord(ctx context.Context, r *Record) error
+	// Records lists records matching the query, newest (highest id) first.
+	Records(ctx context.Context, q RecordQuery) ([]Record, error)
 }

@@ -218,12 +218,14 @@ type MemoryQuery struct {
 // claims it exactly once and injects a pointer to Path. It is keyed by the
 // conversation's natural key (tenant, agent, session id).
 type BottleMarker struct {
-	Tenant     string     `json:"-"`
-	Agent      string     `json:"agent"`
-	SessionID  string     `json:"sessionId"`
-	Path       string     `json:"path"`
-	Mode       string     `json:"mode"`
-	Gap        int        `json:"gap"`
+	Tenant    string `json:"-"`
+	Agent     string `json:"agent"`
+	SessionID string `json:"sessionId"`
+	Path      string `json:"path"`
+	Mode      string `json:"mode"`
+	Gap       int    `json:"gap"`
+	// Task is the conversation's one-line current task when it was sealed.
+	Task       string     `json:"task,omitempty"`
 	ArmedAt    time.Time  `json:"armedAt"`
 	ConsumedAt *time.Time `json:"consumedAt,omitempty"`
 }

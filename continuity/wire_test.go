@@ -44,6 +44,7 @@ const module = "github.com/batonhq/baton/"
 var notOnWire = map[string]string{
 	"continuity.Service":        "the service itself; no exported fields",
 	"continuity.BottleStore":    "a handle bound to a tenant and agent; no exported fields",
+	"continuity.Local":          "the API bound to a tenant; no exported fields",
 	"continuity.BriefingPolicy": "service configuration (WithBriefingPolicy)",
 	"continuity.MemoryQuery":    "a Tx query; the HTTP briefing and memory routes take their own params",
 	"lease.Policy":              "service configuration (WithLeasePolicy, LeasePolicy)",
@@ -81,6 +82,14 @@ func wireCases() []struct {
 		Project: "baton", Scope: "core", Selector: sel, OpenedAt: wT0, LastSeenAt: wT1, ClosedAt: ptr(wT1),
 		ActivationEpoch: 2, StopCount: 4, ActivatedAt: wT1, ActivationStops: 1, Compactions: 1, TriageStatus: string(triage.Completed), TriageAttemptID: wAttempt,
 		TriagedEventIDs: []uuid.UUID{wEvent}, BriefingDeliveredAt: ptr(wT0), BriefedMemories: briefed, LastMessageExcerpt: "Done."}
+	ev := continuity.EventParams{Provider: "claude-code", ProviderEvent: "SessionStart", Agent: "claude-code", SessionID: "s-1"}
+	evFull := ev
+	evFull.LocalFailure = "internal: the bottle could not be written"
+	episode := continuity.Episode{Task: "t-1", Objective: "Ship the API.", State: "Tests pass.", NextAction: "Merge.",
+		GitCommit: "0a1b2c3d", GitBranch: "main", BottlePath: "/b/s-1.md"}
+	record := continuity.Record{ID: wEvent, Tenant: "acme", Kind: continuity.RecordHandover, Agent: "claude-code", SessionID: "s-1",
+		SessionRunID: wRun, Project: "baton", Task: "t-1", Objective: "Ship the API.", State: "Tests pass.", NextAction: "Merge.",
+		GitCommit: "0a1b2c3d", GitBranch: "main", BottlePath: "/b/s-1.md", Reason: "exit", CreatedAt: wT1}
 	return []struct {
 		name string
 		v    any
@@ -161,12 +170,50 @@ func wireCases() []struct {
 			Text: "Fix the wire shapes.", Truncated: true, At: wT0}},
 		{"StopExcerpt/full", continuity.StopExcerpt{ID: wEvent, Tenant: "acme", Agent: "claude-code", SessionID: "s-1", Text: "Done.", Truncated: true, At: wT1}},
 		{"bottle.Marker/least", bottle.Marker{SessionID: "s-1", Path: "/b/s-1.md", Mode: bottle.ModeFull}},
-		{"bottle.Marker/full", bottle.Marker{SessionID: "s-1", Path: "/b/s-1.md", Gap: 2, Mode: bottle.ModeReconstructed, ArmedAt: wT0}},
+		{"bottle.Marker/full", bottle.Marker{SessionID: "s-1", Path: "/b/s-1.md", Gap: 2, Mode: bottle.ModeReconstructed, Task: "Fix the wire shapes.", ArmedAt: wT0}},
 		{"bottle.Record/unknown", bottle.Record{SessionID: "s-1"}},
 		{"bottle.Record/full", bottle.Record{SessionID: "s-1", Project: "baton", Started: wT0, Compactions: 1,
 			Prompts:      []bottle.Prompt{{Number: 1, Text: "Fix the wire shapes.", Truncated: true, Time: wT0}},
 			StopExcerpts: []bottle.StopExcerpt{{PromptNumber: 1, Text: "Done.", Time: wT1}},
 			Summaries:    []bottle.Summary{{PromptNumber: 1, Text: "The wire shapes were fixed.", Time: wT1}}}},
+
+		{"EventParams/least", ev},
+		{"EventParams/full", evFull},
+		{"StartParams/least", continuity.StartParams{EventParams: ev, Source: continuity.SourceStartup}},
+		{"StartParams/full", continuity.StartParams{EventParams: evFull, Source: continuity.SourceCompact, Project: "baton", Scope: "core", BriefingBudget: 4000}},
+		{"StartResult/least", continuity.StartResult{ReceiptID: wEvent, SessionRunID: wRun, ActivationEpoch: 1}},
+		{"StartResult/full", continuity.StartResult{ReceiptID: wEvent, SessionRunID: wRun, ActivationEpoch: 2, Created: true, Reopened: true,
+			Resurrected: true, Started: true, Briefing: &continuity.Briefing{GeneratedAt: wT0, Selector: sel, Items: []continuity.BriefingItem{},
+				Briefed: []continuity.BriefedMemory{}, Text: "# baton briefing\n"}, Handover: &record,
+			Marker: &bottle.Marker{SessionID: "s-1", Path: "/b/s-1.md", Mode: bottle.ModeFull, Task: "Ship.", ArmedAt: wT0}, ArchiveBottle: true}},
+		{"PromptParams/full", continuity.PromptParams{EventParams: ev, Prompt: "Fix the wire shapes."}},
+		{"PromptResult/least", continuity.PromptResult{}},
+		{"PromptResult/full", continuity.PromptResult{Kept: true, Number: 3, Truncated: true}},
+		{"PromptEventResult/full", continuity.PromptEventResult{ReceiptID: wEvent, Prompt: continuity.PromptResult{Kept: true, Number: 1}}},
+		{"StopParams/least", continuity.StopParams{EventParams: ev}},
+		{"StopParams/full", continuity.StopParams{EventParams: evFull, LastMessage: ptr("Done."), StopHookActive: true, Nudge: true}},
+		{"StopResult/least", continuity.StopResult{ReceiptID: wEvent, SessionRunID: wRun, ActivationEpoch: 1}},
+		{"StopResult/full", continuity.StopResult{ReceiptID: wEvent, SessionRunID: wRun, ActivationEpoch: 2, Resurrected: true, ExcerptTruncated: true,
+			Inject: true, Reason: "Record what you decided.", Triage: &continuity.StopTriage{Status: triage.Pending, Armed: true, AttemptID: wAttempt}}},
+		{"StopTriage/least", continuity.StopTriage{Status: triage.Idle}},
+		{"StopTriage/full", continuity.StopTriage{Status: triage.Completed, Completed: true, Declined: triage.ReasonDebounce, AttemptID: wAttempt}},
+		{"PreCompactParams/least", continuity.PreCompactParams{EventParams: ev}},
+		{"PreCompactParams/full", continuity.PreCompactParams{EventParams: evFull, Trigger: "auto",
+			Sealed: &bottle.Marker{SessionID: "s-1", Path: "/b/s-1.md", Mode: bottle.ModeFull}, Episode: episode}},
+		{"PreCompactResult/full", continuity.PreCompactResult{ReceiptID: wEvent, Armed: true, Checkpoint: record}},
+		{"EndParams/least", continuity.EndParams{EventParams: ev}},
+		{"EndParams/full", continuity.EndParams{EventParams: evFull, Reason: "exit", BudgetMillis: 1500, Episode: episode}},
+		{"EndResult/full", continuity.EndResult{ReceiptID: wEvent, Close: continuity.CloseResult{SessionRunID: wRun, ActivationEpoch: 1, ClosedAt: wT1},
+			Handover: record}},
+		{"FailureParams/full", continuity.FailureParams{EventParams: ev, ReceiptID: wEvent.String(), Reason: "internal: render failed"}},
+		{"Episode/least", continuity.Episode{}},
+		{"Episode/full", episode},
+		{"Record/least", continuity.Record{ID: wEvent, Tenant: "acme", Kind: continuity.RecordCheckpoint, Agent: "claude-code", SessionID: "s-1",
+			SessionRunID: wRun, Objective: "o", State: "s", NextAction: "n", CreatedAt: wT0}},
+		{"Record/full", record},
+		{"RecordQuery/least", continuity.RecordQuery{}},
+		{"RecordQuery/full", continuity.RecordQuery{ByProject: true, Project: "baton", Agent: "claude-code", SessionID: "s-1",
+			Kinds: []continuity.RecordKind{continuity.RecordHandover}, Before: wEvent, Limit: 10}},
 
 		{"Error/not_found", continuity.Error{Code: continuity.CodeNotFound, Message: "no such session", Err: errors.New("sql: no rows")}},
 		{"Error/invalid", *continuity.Invalid("sessionRunId", "must be a UUID")},

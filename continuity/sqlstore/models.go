@@ -215,6 +215,7 @@ type bottleModel struct {
 	Path       string     `bun:"path"`
 	Mode       string     `bun:"mode"`
 	Gap        int        `bun:"gap"`
+	Task       *string    `bun:"task"`
 	ArmedAt    time.Time  `bun:"armed_at"`
 	ConsumedAt *time.Time `bun:"consumed_at"`
 }
@@ -222,7 +223,47 @@ type bottleModel struct {
 func (m *bottleModel) marker() *continuity.BottleMarker {
 	return &continuity.BottleMarker{
 		Tenant: m.UserID, Agent: m.Agent, SessionID: m.SessionID, Path: m.Path, Mode: m.Mode, Gap: m.Gap,
-		ArmedAt: utc(m.ArmedAt), ConsumedAt: utcPtr(m.ConsumedAt),
+		Task: fromNullString(m.Task), ArmedAt: utc(m.ArmedAt), ConsumedAt: utcPtr(m.ConsumedAt),
+	}
+}
+
+type recordModel struct {
+	bun.BaseModel `bun:"table:continuity_records"`
+
+	ID           uuid.UUID `bun:"id,pk,type:uuid"`
+	UserID       string    `bun:"user_id"`
+	Kind         string    `bun:"kind"`
+	Agent        string    `bun:"agent"`
+	SessionID    string    `bun:"session_id"`
+	SessionRunID uuid.UUID `bun:"session_run_id,type:uuid"`
+	Project      *string   `bun:"project"`
+	Task         *string   `bun:"task"`
+	Objective    string    `bun:"objective"`
+	State        string    `bun:"state"`
+	NextAction   string    `bun:"next_action"`
+	GitCommit    *string   `bun:"git_commit"`
+	GitBranch    *string   `bun:"git_branch"`
+	BottlePath   *string   `bun:"bottle_path"`
+	Reason       *string   `bun:"reason"`
+	CreatedAt    time.Time `bun:"created_at"`
+}
+
+func toRecordModel(r *continuity.Record, tenant string) *recordModel {
+	return &recordModel{
+		ID: r.ID, UserID: tenant, Kind: string(r.Kind), Agent: r.Agent, SessionID: r.SessionID, SessionRunID: r.SessionRunID,
+		Project: nullString(r.Project), Task: nullString(r.Task), Objective: r.Objective, State: r.State, NextAction: r.NextAction,
+		GitCommit: nullString(r.GitCommit), GitBranch: nullString(r.GitBranch), BottlePath: nullString(r.BottlePath),
+		Reason: nullString(r.Reason), CreatedAt: utc(r.CreatedAt),
+	}
+}
+
+func (m *recordModel) record() continuity.Record {
+	return continuity.Record{
+		ID: m.ID, Tenant: m.UserID, Kind: continuity.RecordKind(m.Kind), Agent: m.Agent, SessionID: m.SessionID,
+		SessionRunID: m.SessionRunID, Project: fromNullString(m.Project), Task: fromNullString(m.Task),
+		Objective: m.Objective, State: m.State, NextAction: m.NextAction, GitCommit: fromNullString(m.GitCommit),
+		GitBranch: fromNullString(m.GitBranch), BottlePath: fromNullString(m.BottlePath), Reason: fromNullString(m.Reason),
+		CreatedAt: utc(m.CreatedAt),
 	}
 }
 

@@ -312,7 +312,7 @@ func (s *Store) UnscopedCount(ctx context.Context, table string) (int, error) {
 // that build a statement from a table name accept nothing else.
 func batonTable(name string) bool {
 	switch name {
-	case "agent_sessions", "ledger", "memories", "memory_events", "session_bottles", "user_prompts", "stop_excerpts":
+	case "agent_sessions", "ledger", "memories", "memory_events", "session_bottles", "user_prompts", "stop_excerpts", "continuity_records":
 		return true
 	}
 	return false

@@ -335,10 +335,11 @@ func (t *tx) RunEvents(ctx context.Context, run, after uuid.UUID, limit int) ([]
 }
 
 func (t *tx) ArmBottle(ctx context.Context, mk continuity.BottleMarker) error {
-	m := &bottleModel{UserID: t.tenant, Agent: mk.Agent, SessionID: mk.SessionID, Path: mk.Path, Mode: mk.Mode, Gap: mk.Gap, ArmedAt: utc(mk.ArmedAt)}
+	m := &bottleModel{UserID: t.tenant, Agent: mk.Agent, SessionID: mk.SessionID, Path: mk.Path, Mode: mk.Mode, Gap: mk.Gap,
+		Task: nullString(mk.Task), ArmedAt: utc(mk.ArmedAt)}
 	_, err := t.db.NewInsert().Model(m).
 		On("CONFLICT (user_id, agent, session_id) DO UPDATE").
-		Set("path = EXCLUDED.path, mode = EXCLUDED.mode, gap = EXCLUDED.gap, armed_at = EXCLUDED.armed_at, consumed_at = NULL").
+		Set("path = EXCLUDED.path, mode = EXCLUDED.mode, gap = EXCLUDED.gap, task = EXCLUDED.task, armed_at = EXCLUDED.armed_at, consumed_at = NULL").
 		Exec(ctx)
 	return translate(err)
 }
@@ -434,6 +435,47 @@ func (t *tx) StopExcerpts(ctx context.Context, agent, sessionID string) ([]conti
 	out := make([]continuity.StopExcerpt, len(ms))
 	for i, m := range ms {
 		out[i] = continuity.StopExcerpt{ID: m.ID, Tenant: m.UserID, Agent: m.Agent, SessionID: m.SessionID, Text: m.Text, Truncated: m.Truncated, At: utc(m.At)}
+	}
+	return out, nil
+}
+
+func (t *tx) InsertRecord(ctx context.Context, r *continuity.Record) error {
+	_, err := t.db.NewInsert().Model(toRecordModel(r, t.tenant)).Exec(ctx)
+	return translate(err)
+}
+
+func (t *tx) Records(ctx context.Context, q continuity.RecordQuery) ([]continuity.Record, error) {
+	var ms []recordModel
+	sq := t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant)
+	if q.ByProject {
+		if q.Project == "" {
+			sq = sq.Where("project IS NULL")
+		} else {
+			sq = sq.Where("project = ?", q.Project)
+		}
+	}
+	if q.Agent != "" {
+		sq = sq.Where("agent = ?", q.Agent)
+	}
+	if q.SessionID != "" {
+		sq = sq.Where("session_id = ?", q.SessionID)
+	}
+	if len(q.Kinds) > 0 {
+		sq = sq.Where("kind IN (?)", bun.List(q.Kinds))
+	}
+	if q.Before != uuid.Nil {
+		sq = sq.Where("id < ?", q.Before)
+	}
+	sq = sq.OrderExpr("id DESC")
+	if q.Limit > 0 {
+		sq = sq.Limit(int64(q.Limit))
+	}
+	if err := sq.Scan(ctx); err != nil {
+		return nil, translate(err)
+	}
+	out := make([]continuity.Record, len(ms))
+	for i := range ms {
+		out[i] = ms[i].record()
 	}
 	return out, nil
 }

@@ -37,13 +37,14 @@ type Grants interface {
 // pruning of the ledger and the Stop excerpts runs under its own grant (the
 // two trim functions), never as a DELETE of the runtime role.
 var runtimeGrants = map[string][]string{
-	"agent_sessions":  {"INSERT", "SELECT", "UPDATE"},
-	"memories":        {"INSERT", "SELECT", "UPDATE"},
-	"memory_events":   {"INSERT", "SELECT"},
-	"session_bottles": {"INSERT", "SELECT", "UPDATE"},
-	"user_prompts":    {"INSERT", "SELECT"},
-	"stop_excerpts":   {"INSERT", "SELECT"},
-	"ledger":          {"INSERT", "SELECT"},
+	"agent_sessions":     {"INSERT", "SELECT", "UPDATE"},
+	"memories":           {"INSERT", "SELECT", "UPDATE"},
+	"memory_events":      {"INSERT", "SELECT"},
+	"session_bottles":    {"INSERT", "SELECT", "UPDATE"},
+	"user_prompts":       {"INSERT", "SELECT"},
+	"stop_excerpts":      {"INSERT", "SELECT"},
+	"ledger":             {"INSERT", "SELECT"},
+	"continuity_records": {"INSERT", "SELECT"},
 
 	"baton_trim_ledger(integer)":                    {"EXECUTE"},
 	"baton_trim_stop_excerpts(text, text, integer)": {"EXECUTE"},

@@ -1,0 +1,453 @@
+package continuity
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/triage"
+	"github.com/google/uuid"
+)
+
+// EventParams is what every episode method carries: which harness sent
+// which of its events, about which conversation. Provider and ProviderEvent
+// are data (for example "claude-code" and "SessionStart"): the receipt
+// names them in its fields, never in its event name.
+type EventParams struct {
+	Provider      string `json:"provider"`
+	ProviderEvent string `json:"providerEvent"`
+	Agent         string `json:"agent"`
+	SessionID     string `json:"sessionId"`
+	// LocalFailure says the part of this event that ran where the
+	// transcript is (render, seal) failed before this call, in a safe
+	// "code: message" form; it is recorded as the receipt's failure.
+	LocalFailure string `json:"localFailure,omitempty"`
+}
+
+// MaxFailureLen bounds a failure reason a caller reports.
+const MaxFailureLen = 500
+
+func (e EventParams) receipt() ReceiptParams {
+	return ReceiptParams{Provider: e.Provider, ProviderEvent: e.ProviderEvent, Agent: e.Agent, SessionID: e.SessionID}
+}
+
+// episode records the event's receipt, then runs work, then records the
+// failure of the local half (when the caller reports one) and of work.
+func (s *Service) episode(ctx context.Context, tenant string, ev EventParams, work func(ctx context.Context) error) (uuid.UUID, error) {
+	f := map[string]string{}
+	ev.LocalFailure = trimField(f, "localFailure", ev.LocalFailure, 0, MaxFailureLen)
+	if err := fieldsErr(f); err != nil {
+		return uuid.Nil, err
+	}
+	id, err := s.receive(ctx, tenant, ev.receipt(), work)
+	if ev.LocalFailure != "" && id != uuid.Nil {
+		if lerr := s.appendFailure(ctx, tenant, ev.receipt(), id, "local: "+ev.LocalFailure); lerr != nil && err == nil {
+			err = lerr
+		}
+	}
+	return id, err
+}
+
+// StartParams is a SessionStart.
+type StartParams struct {
+	EventParams
+	Source  Source `json:"source"`
+	Project string `json:"project,omitempty"`
+	Scope   string `json:"scope,omitempty"`
+	// BriefingBudget is the briefing text's character budget; 0 means the
+	// policy's.
+	BriefingBudget int `json:"briefingBudget,omitempty"`
+}
+
+// StartResult is everything an adapter needs to answer a SessionStart.
+type StartResult struct {
+	ReceiptID       uuid.UUID `json:"receiptId"`
+	SessionRunID    uuid.UUID `json:"sessionRunId"`
+	ActivationEpoch int       `json:"activationEpoch"`
+	// Created, Reopened and Resurrected say what the activation did to
+	// the row; Started says a clear found no row and opened one.
+	Created     bool `json:"created,omitempty"`
+	Reopened    bool `json:"reopened,omitempty"`
+	Resurrected bool `json:"resurrected,omitempty"`
+	Started     bool `json:"started,omitempty"`
+	// Briefing is set on startup, on a clear that started a conversation,
+	// and on a resume or compact that claimed no bottle marker.
+	Briefing *Briefing `json:"briefing,omitempty"`
+	// Handover is the newest handover of the project, on startup.
+	Handover *Record `json:"handover,omitempty"`
+	// Marker is the bottle marker a resume or compact claimed.
+	Marker *bottle.Marker `json:"marker,omitempty"`
+	// ArchiveBottle tells the local half to archive the conversation's
+	// bottle (a clear): it is never injected again.
+	ArchiveBottle bool `json:"archiveBottle,omitempty"`
+}
+
+// SessionStart implements API for tenant.
+func (s *Service) SessionStart(ctx context.Context, tenant string, p StartParams) (StartResult, error) {
+	var res StartResult
+	open := OpenParams{Agent: p.Agent, SessionID: p.SessionID, Source: p.Source, Project: p.Project, Scope: p.Scope}
+	id, err := s.episode(ctx, tenant, p.EventParams, func(ctx context.Context) error {
+		// Input is checked after the receipt: a malformed event still
+		// leaves the evidence that it arrived, and its failure.
+		f := map[string]string{}
+		oneOf(f, "source", string(p.Source), string(SourceStartup), string(SourceResume), string(SourceCompact), string(SourceClear))
+		if err := fieldsErr(f); err != nil {
+			return err
+		}
+		switch p.Source {
+		case SourceStartup, SourceClear:
+			// A failed briefing does not skip the open: the open goes ahead
+			// with briefedMemories omitted (no briefing was delivered).
+			b, berr := s.Briefing(ctx, tenant, BriefingParams{Project: p.Project, Scope: p.Scope, Budget: p.BriefingBudget})
+			if berr == nil {
+				open.Selector, open.BriefedMemories = b.Selector, b.Briefed
+			}
+			if p.Source == SourceStartup {
+				r, err := s.Open(ctx, tenant, open)
+				if err != nil {
+					return err
+				}
+				res.SessionRunID, res.ActivationEpoch, res.Created, res.Reopened = r.SessionRunID, r.ActivationEpoch, r.Created, r.Reopened
+			} else {
+				c, err := s.Clear(ctx, tenant, open)
+				if err != nil {
+					return err
+				}
+				res.SessionRunID, res.ActivationEpoch, res.Started, res.ArchiveBottle = c.SessionRunID, c.ActivationEpoch, c.Started, true
+			}
+			if berr != nil {
+				return berr
+			}
+			if p.Source == SourceStartup || res.Started {
+				res.Briefing = &b
+				h, err := s.newestHandover(ctx, tenant, p.Project)
+				if err != nil {
+					return err
+				}
+				res.Handover = h
+			}
+			return nil
+		case SourceResume:
+			r, err := s.Open(ctx, tenant, open)
+			if err != nil {
+				return err
+			}
+			res.SessionRunID, res.ActivationEpoch, res.Created, res.Reopened = r.SessionRunID, r.ActivationEpoch, r.Created, r.Reopened
+		default: // compact: not an open, a heartbeat that recovers the run id
+			h, err := s.Compact(ctx, tenant, HeartbeatParams{Agent: p.Agent, SessionID: p.SessionID})
+			if ErrorCode(err) == CodeNotFound {
+				// A conversation baton never saw open (hooks installed
+				// mid-session) is taken up as a resume.
+				open.Source = SourceResume
+				r, oerr := s.Open(ctx, tenant, open)
+				if oerr != nil {
+					return oerr
+				}
+				h = HeartbeatResult{SessionRunID: r.SessionRunID, ActivationEpoch: r.ActivationEpoch}
+				res.Created = r.Created
+			} else if err != nil {
+				return err
+			}
+			res.SessionRunID, res.ActivationEpoch, res.Resurrected = h.SessionRunID, h.ActivationEpoch, h.Resurrected
+		}
+		m, ok, err := s.ClaimBottle(ctx, tenant, p.Agent, p.SessionID)
+		if err != nil {
+			return err
+		}
+		if ok {
+			res.Marker = &m
+			return nil
+		}
+		b, err := s.Briefing(ctx, tenant, BriefingParams{Project: p.Project, Scope: p.Scope, Budget: p.BriefingBudget})
+		if err != nil {
+			return err
+		}
+		res.Briefing = &b
+		return nil
+	})
+	res.ReceiptID = id
+	return res, err
+}
+
+// newestHandover returns the project's newest handover, or nil.
+func (s *Service) newestHandover(ctx context.Context, tenant, project string) (*Record, error) {
+	rs, err := s.Records(ctx, tenant, RecordQuery{ByProject: true, Project: project, Kinds: []RecordKind{RecordHandover}, Limit: 1})
+	if err != nil || len(rs) == 0 {
+		return nil, err
+	}
+	return &rs[0], nil
+}
+
+// PromptParams is a user prompt submission.
+type PromptParams struct {
+	EventParams
+	Prompt string `json:"prompt"`
+}
+
+// PromptEventResult is what UserPrompt kept.
+type PromptEventResult struct {
+	ReceiptID uuid.UUID    `json:"receiptId"`
+	Prompt    PromptResult `json:"prompt"`
+}
+
+// UserPrompt implements API for tenant.
+func (s *Service) UserPrompt(ctx context.Context, tenant string, p PromptParams) (PromptEventResult, error) {
+	var res PromptEventResult
+	id, err := s.episode(ctx, tenant, p.EventParams, func(ctx context.Context) error {
+		var err error
+		res.Prompt, err = s.RecordPrompt(ctx, tenant, p.Agent, p.SessionID, p.Prompt)
+		return err
+	})
+	res.ReceiptID = id
+	return res, err
+}
+
+// StopParams is a Stop.
+type StopParams struct {
+	EventParams
+	// LastMessage is the last assistant message, when the harness sent it.
+	LastMessage *string `json:"lastMessage,omitempty"`
+	// StopHookActive says the harness is continuing a turn a Stop hook
+	// blocked: such a Stop never injects; it finalizes the pending attempt.
+	StopHookActive bool `json:"stopHookActive,omitempty"`
+	// Nudge enables the triage handshake (BATON_STOP_NUDGE=1).
+	Nudge bool `json:"nudge,omitempty"`
+}
+
+// StopResult is everything an adapter needs to answer a Stop.
+type StopResult struct {
+	ReceiptID        uuid.UUID `json:"receiptId"`
+	SessionRunID     uuid.UUID `json:"sessionRunId"`
+	ActivationEpoch  int       `json:"activationEpoch"`
+	Resurrected      bool      `json:"resurrected,omitempty"`
+	ExcerptTruncated bool      `json:"excerptTruncated,omitempty"`
+	// Inject says to continue the turn with Reason (the debrief prompt):
+	// an armed triage attempt.
+	Inject bool   `json:"inject,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Triage is the handshake's outcome when the nudge is enabled.
+	Triage *StopTriage `json:"triage,omitempty"`
+}
+
+// StopTriage is what a Stop did to the triage handshake.
+type StopTriage struct {
+	Status    triage.Status `json:"status"`
+	Armed     bool          `json:"armed,omitempty"`
+	Completed bool          `json:"completed,omitempty"`
+	Declined  triage.Reason `json:"declined,omitempty"`
+	AttemptID uuid.UUID     `json:"attemptId,omitzero"`
+}
+
+// Stop implements API for tenant. The heartbeat is the unconditional half;
+// the handshake is additive on top of it: a Stop carrying stop_hook_active
+// completes the pending attempt and never injects, and a pending decline
+// (the continuation whose stop_hook_active was lost) completes it too, so
+// an attempt injects at most once.
+func (s *Service) Stop(ctx context.Context, tenant string, p StopParams) (StopResult, error) {
+	var res StopResult
+	id, err := s.episode(ctx, tenant, p.EventParams, func(ctx context.Context) error {
+		h, err := s.Heartbeat(ctx, tenant, HeartbeatParams{Agent: p.Agent, SessionID: p.SessionID, LastMessageExcerpt: p.LastMessage, Stop: true})
+		if err != nil {
+			return err
+		}
+		res.SessionRunID, res.ActivationEpoch, res.Resurrected, res.ExcerptTruncated = h.SessionRunID, h.ActivationEpoch, h.Resurrected, h.ExcerptTruncated
+		if !p.Nudge {
+			return nil
+		}
+		key := TriageParams{Agent: p.Agent, SessionID: p.SessionID}
+		complete := func(attempt uuid.UUID) error {
+			c, err := s.TriageComplete(ctx, tenant, TriageCompleteParams{Agent: p.Agent, SessionID: p.SessionID, AttemptID: attempt.String()})
+			if err != nil {
+				return err
+			}
+			res.Triage = &StopTriage{Status: c.TriageStatus, Completed: true, AttemptID: attempt}
+			return nil
+		}
+		if p.StopHookActive {
+			v, err := s.Session(ctx, tenant, p.Agent, p.SessionID)
+			if err != nil {
+				return err
+			}
+			if triage.Status(v.TriageStatus) == triage.Pending {
+				return complete(v.TriageAttemptID)
+			}
+			res.Triage = &StopTriage{Status: triage.Status(v.TriageStatus)}
+			return nil
+		}
+		b, err := s.TriageBegin(ctx, tenant, key)
+		if err != nil {
+			return err
+		}
+		switch {
+		case b.Armed:
+			text, err := s.Debrief(ctx, tenant, DebriefParams{Agent: p.Agent, SessionID: p.SessionID})
+			if err != nil {
+				return err
+			}
+			res.Inject, res.Reason = true, text
+			res.Triage = &StopTriage{Status: b.TriageStatus, Armed: true, AttemptID: b.AttemptID}
+		case b.Reason == triage.ReasonPending:
+			return complete(b.AttemptID)
+		default:
+			res.Triage = &StopTriage{Status: b.TriageStatus, Declined: b.Reason}
+		}
+		return nil
+	})
+	res.ReceiptID = id
+	return res, err
+}
+
+// PreCompactParams is a PreCompact.
+type PreCompactParams struct {
+	EventParams
+	// Trigger is the harness's trigger (manual or auto).
+	Trigger string `json:"trigger,omitempty"`
+	// Sealed is the marker of the bottle the local half sealed; nil when
+	// nothing was sealed.
+	Sealed *bottle.Marker `json:"sealed,omitempty"`
+	// Episode is what the checkpoint says; empty fields are derived.
+	Episode Episode `json:"episode,omitzero"`
+}
+
+// PreCompactResult is what a PreCompact wrote.
+type PreCompactResult struct {
+	ReceiptID  uuid.UUID `json:"receiptId"`
+	Armed      bool      `json:"armed,omitempty"`
+	Checkpoint Record    `json:"checkpoint"`
+}
+
+// maxReason bounds a harness's trigger or reason.
+const maxReason = 64
+
+// PreCompact implements API for tenant: arm the sealed bottle's marker,
+// then write a checkpoint that snapshots the conversation's excerpt.
+func (s *Service) PreCompact(ctx context.Context, tenant string, p PreCompactParams) (PreCompactResult, error) {
+	var res PreCompactResult
+	id, err := s.episode(ctx, tenant, p.EventParams, func(ctx context.Context) error {
+		f := map[string]string{}
+		p.Trigger = trimField(f, "trigger", p.Trigger, 0, maxReason)
+		p.Episode.normalize(f, "episode.")
+		if err := fieldsErr(f); err != nil {
+			return err
+		}
+		if p.Sealed != nil {
+			if err := s.ArmBottle(ctx, tenant, p.Agent, *p.Sealed); err != nil {
+				return err
+			}
+			res.Armed = true
+			if p.Episode.BottlePath == "" {
+				p.Episode.BottlePath = p.Sealed.Path
+			}
+		}
+		r, err := s.record(ctx, tenant, p.Agent, p.SessionID, RecordCheckpoint, p.Episode, p.Trigger)
+		res.Checkpoint = r
+		return err
+	})
+	res.ReceiptID = id
+	return res, err
+}
+
+// record writes a checkpoint or handover for the conversation.
+func (s *Service) record(ctx context.Context, tenant, agent, sid string, kind RecordKind, e Episode, reason string) (Record, error) {
+	tenant, agent, sid, err := sessionKey(tenant, agent, sid)
+	if err != nil {
+		return Record{}, err
+	}
+	var r Record
+	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		row, err := tx.SessionByKey(ctx, agent, sid)
+		if err != nil {
+			return err
+		}
+		r, err = s.writeRecord(ctx, tx, row, kind, e, reason, s.clock())
+		return err
+	})
+	return r, err
+}
+
+// EndParams is a SessionEnd.
+type EndParams struct {
+	EventParams
+	// Reason is the harness's reason (clear, logout, exit, ...).
+	Reason string `json:"reason,omitempty"`
+	// BudgetMillis bounds the close and the handover: SessionEnd runs
+	// while the harness is terminating (Claude Code allows 1.5 s by
+	// default, Codex 1 s). 0 means DefaultEndBudget; at most MaxEndBudget.
+	BudgetMillis int `json:"budgetMs,omitempty"`
+	// Episode is what the handover says; empty fields are derived.
+	Episode Episode `json:"episode,omitzero"`
+}
+
+// SessionEnd budgets, declared once.
+const (
+	DefaultEndBudget = 1500 * time.Millisecond
+	MaxEndBudget     = 60 * time.Second
+)
+
+// EndResult is what a SessionEnd did.
+type EndResult struct {
+	ReceiptID uuid.UUID   `json:"receiptId"`
+	Close     CloseResult `json:"close"`
+	Handover  Record      `json:"handover"`
+}
+
+// SessionEnd implements API for tenant: close by natural key, then write
+// the handover, within the budget.
+func (s *Service) SessionEnd(ctx context.Context, tenant string, p EndParams) (EndResult, error) {
+	var res EndResult
+	id, err := s.episode(ctx, tenant, p.EventParams, func(ctx context.Context) error {
+		f := map[string]string{}
+		p.Reason = trimField(f, "reason", p.Reason, 0, maxReason)
+		p.Episode.normalize(f, "episode.")
+		if p.BudgetMillis < 0 || time.Duration(p.BudgetMillis)*time.Millisecond > MaxEndBudget {
+			f["budgetMs"] = "must be between 0 and " + strconv.Itoa(int(MaxEndBudget/time.Millisecond))
+		}
+		if err := fieldsErr(f); err != nil {
+			return err
+		}
+		budget := DefaultEndBudget
+		if p.BudgetMillis > 0 {
+			budget = time.Duration(p.BudgetMillis) * time.Millisecond
+		}
+		ctx, cancel := context.WithTimeout(ctx, budget)
+		defer cancel()
+		c, err := s.Close(ctx, tenant, CloseParams{Agent: p.Agent, SessionID: p.SessionID})
+		if err != nil {
+			return err
+		}
+		res.Close = c
+		res.Handover, err = s.record(ctx, tenant, p.Agent, p.SessionID, RecordHandover, p.Episode, p.Reason)
+		return err
+	})
+	res.ReceiptID = id
+	return res, err
+}
+
+// FailureParams reports that the local half of an event failed after the
+// episode method that recorded its receipt returned.
+type FailureParams struct {
+	EventParams
+	ReceiptID string `json:"receiptId"`
+	Reason    string `json:"reason"`
+}
+
+// RecordFailure implements API for tenant.
+func (s *Service) RecordFailure(ctx context.Context, tenant string, p FailureParams) error {
+	rp := p.receipt()
+	t, err := rp.normalize(tenant)
+	f := ErrorFields(err)
+	if f == nil {
+		f = map[string]string{}
+	}
+	receipt, perr := uuid.Parse(strings.TrimSpace(p.ReceiptID))
+	if perr != nil || receipt == uuid.Nil {
+		f["receiptId"] = "must be a UUID"
+	}
+	p.Reason = trimField(f, "reason", p.Reason, 1, MaxFailureLen)
+	if err := fieldsErr(f); err != nil {
+		return err
+	}
+	return s.appendFailure(ctx, t, rp, receipt, "local: "+p.Reason)
+}

@@ -1,0 +1,212 @@
+package continuity
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// RecordKind is the kind of a continuity record.
+type RecordKind string
+
+// The record kinds: a checkpoint at every PreCompact, a handover at every
+// SessionEnd, for every episode whether or not a task is open.
+const (
+	RecordCheckpoint RecordKind = "checkpoint"
+	RecordHandover   RecordKind = "handover"
+)
+
+// NoTask is how a record without a task names its task: a task is an
+// optional relation of an episode, never a condition for writing a record.
+const NoTask = "none"
+
+// Record limits, declared once.
+const (
+	// MaxRecordTextLen bounds a record's objective, state and next action.
+	MaxRecordTextLen = 1000
+	// MaxRecords bounds one Records read.
+	MaxRecords = 100
+	// maxGitRefLen bounds a recorded commit or branch name.
+	maxGitRefLen = 256
+)
+
+// Record is a checkpoint or a handover: what the episode was doing, where
+// it stood and what comes next, with the git commit and branch of the
+// working directory and the bottle's path when there are some.
+type Record struct {
+	ID           uuid.UUID  `json:"id"`
+	Tenant       string     `json:"-"`
+	Kind         RecordKind `json:"kind"`
+	Agent        string     `json:"agent"`
+	SessionID    string     `json:"sessionId"`
+	SessionRunID uuid.UUID  `json:"sessionRunId"`
+	Project      string     `json:"project,omitempty"`
+	// Task is the task the episode carried; "" (shown as NoTask) when none.
+	Task       string `json:"task,omitempty"`
+	Objective  string `json:"objective"`
+	State      string `json:"state"`
+	NextAction string `json:"nextAction"`
+	GitCommit  string `json:"gitCommit,omitempty"`
+	GitBranch  string `json:"gitBranch,omitempty"`
+	BottlePath string `json:"bottlePath,omitempty"`
+	// Reason is the harness's trigger (PreCompact) or reason (SessionEnd).
+	Reason    string    `json:"reason,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// TaskName returns the record's task, or NoTask.
+func (r Record) TaskName() string {
+	if r.Task == "" {
+		return NoTask
+	}
+	return r.Task
+}
+
+// RecordQuery selects records. Zero fields match anything; ByProject
+// restricts to Project ("" then matches records without a project).
+type RecordQuery struct {
+	ByProject bool         `json:"byProject,omitempty"`
+	Project   string       `json:"project,omitempty"`
+	Agent     string       `json:"agent,omitempty"`
+	SessionID string       `json:"sessionId,omitempty"`
+	Kinds     []RecordKind `json:"kinds,omitempty"`
+	// Before is a keyset cursor: only records with a smaller id.
+	Before uuid.UUID `json:"before,omitzero"`
+	Limit  int       `json:"limit,omitempty"`
+}
+
+// Episode is what a checkpoint or handover says of an episode. Empty
+// fields are derived (DeriveEpisode) from the last prompt and the last Stop
+// excerpt the conversation recorded.
+type Episode struct {
+	Task       string `json:"task,omitempty"`
+	Objective  string `json:"objective,omitempty"`
+	State      string `json:"state,omitempty"`
+	NextAction string `json:"nextAction,omitempty"`
+	GitCommit  string `json:"gitCommit,omitempty"`
+	GitBranch  string `json:"gitBranch,omitempty"`
+	BottlePath string `json:"bottlePath,omitempty"`
+}
+
+// normalize validates the episode's fields, naming each under prefix.
+func (e *Episode) normalize(f map[string]string, prefix string) {
+	e.Task = trimField(f, prefix+"task", e.Task, 0, MaxTopicLen)
+	e.Objective = trimField(f, prefix+"objective", e.Objective, 0, MaxRecordTextLen)
+	e.State = trimField(f, prefix+"state", e.State, 0, MaxRecordTextLen)
+	e.NextAction = trimField(f, prefix+"nextAction", e.NextAction, 0, MaxRecordTextLen)
+	e.GitCommit = trimField(f, prefix+"gitCommit", e.GitCommit, 0, maxGitRefLen)
+	e.GitBranch = trimField(f, prefix+"gitBranch", e.GitBranch, 0, maxGitRefLen)
+	e.BottlePath = trimField(f, prefix+"bottlePath", e.BottlePath, 0, MaxPathLen)
+	if e.GitCommit != "" && !isHex(e.GitCommit) {
+		f[prefix+"gitCommit"] = "must be a hexadecimal commit id"
+	}
+}
+
+func isHex(s string) bool {
+	for _, r := range s {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// DeriveEpisode fills what the caller left empty from what the
+// conversation recorded: the objective is the last prompt, the state the
+// last assistant message, and the next action that message's last
+// paragraph (where an assistant says what comes next). Each is privacy
+// filtered and cut to MaxRecordTextLen characters; with nothing recorded
+// a field says so rather than being left blank.
+func DeriveEpisode(e Episode, lastPrompt, lastExcerpt string) Episode {
+	lastPrompt, lastExcerpt = strings.TrimSpace(Scrub(lastPrompt)), strings.TrimSpace(Scrub(lastExcerpt))
+	if e.Objective == "" {
+		e.Objective = orUnknown(lastPrompt, "not recorded (no prompt was recorded)")
+	}
+	if e.State == "" {
+		e.State = orUnknown(lastExcerpt, "not recorded (no assistant message was recorded)")
+	}
+	if e.NextAction == "" {
+		paras := strings.Split(lastExcerpt, "\n\n")
+		e.NextAction = orUnknown(strings.TrimSpace(paras[len(paras)-1]), "not recorded: read the state and the bottle")
+	}
+	e.Objective, e.State, e.NextAction = cut(e.Objective), cut(e.State), cut(e.NextAction)
+	return e
+}
+
+func orUnknown(s, unknown string) string {
+	if s == "" {
+		return unknown
+	}
+	return s
+}
+
+// cut bounds s to MaxRecordTextLen characters.
+func cut(s string) string {
+	if utf8.RuneCountInString(s) <= MaxRecordTextLen {
+		return s
+	}
+	return string([]rune(s)[:MaxRecordTextLen-1]) + "…"
+}
+
+// writeRecord derives and appends one record for the session row inside tx.
+func (s *Service) writeRecord(ctx context.Context, tx Tx, row *Session, kind RecordKind, e Episode, reason string, now time.Time) (Record, error) {
+	prompts, err := tx.Prompts(ctx, row.Agent, row.SessionID)
+	if err != nil {
+		return Record{}, err
+	}
+	lastPrompt := ""
+	if len(prompts) > 0 {
+		lastPrompt = prompts[len(prompts)-1].Text
+	}
+	e = DeriveEpisode(e, lastPrompt, row.LastMessageExcerpt)
+	r := Record{ID: s.newID(), Tenant: row.Tenant, Kind: kind, Agent: row.Agent, SessionID: row.SessionID, SessionRunID: row.ID,
+		Project: row.Project, Task: e.Task, Objective: e.Objective, State: e.State, NextAction: e.NextAction,
+		GitCommit: e.GitCommit, GitBranch: e.GitBranch, BottlePath: e.BottlePath, Reason: reason, CreatedAt: now}
+	if err := tx.InsertRecord(ctx, &r); err != nil {
+		return Record{}, err
+	}
+	return r, tx.AppendLedger(ctx, s.ledgerKeep, s.entry("record."+string(kind), now, row, map[string]string{
+		"record_id": r.ID.String(), "task": r.TaskName(),
+	}))
+}
+
+// Records lists the tenant's checkpoints and handovers, newest first, at
+// most q.Limit (1-MaxRecords, default MaxRecords).
+//
+// Errors: invalid.
+func (s *Service) Records(ctx context.Context, tenant string, q RecordQuery) ([]Record, error) {
+	f := map[string]string{}
+	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
+	q.Project = trimField(f, "project", q.Project, 0, MaxFacetLen)
+	if q.Agent != "" {
+		if r := varErr(q.Agent, "agent"); r != "" {
+			f["agent"] = r
+		}
+	}
+	q.SessionID = sessionIDField(f, "sessionId", q.SessionID, false)
+	for _, k := range q.Kinds {
+		oneOf(f, "kinds", string(k), string(RecordCheckpoint), string(RecordHandover))
+	}
+	if q.Limit == 0 {
+		q.Limit = MaxRecords
+	}
+	if q.Limit < 1 || q.Limit > MaxRecords {
+		f["limit"] = "must be between 1 and " + strconv.Itoa(MaxRecords)
+	}
+	if err := fieldsErr(f); err != nil {
+		return nil, err
+	}
+	out := []Record{}
+	err := s.store.Read(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		rs, err := tx.Records(ctx, q)
+		if err == nil {
+			out = append(out[:0], rs...)
+		}
+		return err
+	})
+	return out, err
+}
