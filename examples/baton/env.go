@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/batonhq/baton/continuity"
 	"github.com/batonhq/baton/continuity/sqlstore"
+	"github.com/batonhq/baton/continuity/workdir"
 )
 
 // Env is what commands read from the environment, bound into every Run so
@@ -92,23 +91,9 @@ func (e *Env) ProjectOr(explicit string) string {
 	return e.Project()
 }
 
-// Project is the project facet: the base name of the git top-level directory
-// containing the working directory, else the working directory's base name.
-// It is never the literal "unknown"; with no directory it is empty.
+// Project is the project facet of the working directory: the one rule in
+// workdir.Project (the git top-level's base name, else the directory's; never
+// "unknown"; empty with no directory).
 func (e *Env) Project() string {
-	if e.Dir == "" {
-		return ""
-	}
-	cmd := exec.Command("git", "rev-parse", "--show-toplevel")
-	cmd.Dir = e.Dir
-	if out, err := cmd.Output(); err == nil {
-		if top := strings.TrimSpace(string(out)); top != "" {
-			return filepath.Base(top)
-		}
-	}
-	base := filepath.Base(e.Dir)
-	if base == "." || base == string(filepath.Separator) {
-		return ""
-	}
-	return base
+	return workdir.Project(e.Dir)
 }

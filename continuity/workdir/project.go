@@ -1,0 +1,42 @@
+package workdir
+
+import (
+	"context"
+	"path/filepath"
+)
+
+// Project is the project facet of a working directory, the one rule the hook
+// CLI and every command use so that a hook's session and a CLI write from the
+// same repository meet: the base name of the git top-level directory
+// containing dir (a linked worktree's own directory, as git reports it),
+// else dir's own base name (a relative dir is made absolute first). It is
+// never a placeholder such as "unknown", and never "." or a bare separator:
+// when there is nothing meaningful (an empty dir, the filesystem root, a
+// repository whose top level is the root) it is empty. Git runs bounded by
+// Timeout; when git is missing or fails, the directory's name is the answer.
+func Project(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	if top, ok, _ := run(ctx, dir, "rev-parse", "--show-toplevel"); ok && top != "" {
+		return name(top)
+	}
+	return name(dir)
+}
+
+// name returns path's base name, or empty when that names no directory of
+// its own (git prints Windows top levels with forward slashes; filepath.Base
+// accepts both there).
+func name(path string) string {
+	switch base := filepath.Base(path); base {
+	case ".", "..", "/", `\`:
+		return ""
+	default:
+		return base
+	}
+}

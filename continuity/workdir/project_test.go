@@ -1,0 +1,95 @@
+package workdir_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/batonhq/baton/continuity/workdir"
+)
+
+func TestProject(t *testing.T) {
+	root := gitRoot(t)
+	repo, _ := newRepo(t, root, "my-repo")
+	sub := mkdir(t, filepath.Join(repo, "internal", "pkg"))
+	plain := mkdir(t, filepath.Join(root, "plain-dir"))
+	nested := mkdir(t, filepath.Join(plain, "a", "b"))
+
+	// A linked worktree: its .git is a file pointing into my-repo/.git.
+	wt := filepath.Join(root, "my-repo-feature")
+	git(t, repo, "worktree", "add", "-q", "-b", "feature", wt)
+	wtSub := mkdir(t, filepath.Join(wt, "docs"))
+
+	// A repository whose git directory lives elsewhere, named by a .git file.
+	sep := mkdir(t, filepath.Join(root, "separate"))
+	git(t, sep, "init", "-q", "--separate-git-dir", filepath.Join(root, "elsewhere.git"))
+	sepSub := mkdir(t, filepath.Join(sep, "src"))
+
+	// A repository nested inside another work tree: the innermost wins.
+	inner, _ := newRepo(t, repo, "vendor-inner")
+
+	tests := []struct {
+		name, dir, want string
+	}{
+		{"git top-level itself", repo, "my-repo"},
+		{"nested subdirectory", sub, "my-repo"},
+		{"unclean path", filepath.Join(sub, "..", "pkg", "."), "my-repo"},
+		{"linked worktree", wt, "my-repo-feature"},
+		{"linked worktree subdirectory", wtSub, "my-repo-feature"},
+		{".git file pointing elsewhere", sepSub, "separate"},
+		{"repository inside a work tree", inner, "vendor-inner"},
+		{"no git: the directory's name", plain, "plain-dir"},
+		{"no git, nested: the directory's own name", nested, "b"},
+		{"missing directory: its name", filepath.Join(plain, "gone"), "gone"},
+		{"root directory: nothing meaningful", string(filepath.Separator), ""},
+		{"empty dir: no facet, never unknown", "", ""},
+	}
+	if vol := filepath.VolumeName(root); vol != "" {
+		tests = append(tests, struct{ name, dir, want string }{"volume root", vol + `\`, ""})
+	}
+	for _, tt := range tests {
+		if got := workdir.Project(tt.dir); got != tt.want {
+			t.Errorf("%s: Project(%q) = %q, want %q", tt.name, tt.dir, got, tt.want)
+		}
+	}
+
+	t.Run("relative dir", func(t *testing.T) {
+		t.Chdir(sub)
+		for _, dir := range []string{".", filepath.Join("..", "pkg")} {
+			if got := workdir.Project(dir); got != "my-repo" {
+				t.Errorf("Project(%q) from %s = %q, want my-repo", dir, sub, got)
+			}
+		}
+		t.Chdir(plain)
+		if got := workdir.Project("."); got != "plain-dir" {
+			t.Errorf("Project(.) from %s = %q, want plain-dir", plain, got)
+		}
+	})
+
+	t.Run("GIT_DIR does not redirect it", func(t *testing.T) {
+		t.Setenv("GIT_DIR", filepath.Join(repo, ".git"))
+		if got := workdir.Project(plain); got != "plain-dir" {
+			t.Errorf("Project(plain) with GIT_DIR set = %q, want plain-dir", got)
+		}
+	})
+
+	t.Run("git not installed", func(t *testing.T) {
+		t.Setenv("PATH", t.TempDir())
+		if got := workdir.Project(sub); got != "pkg" {
+			t.Errorf("Project(sub) without git = %q, want the directory's name pkg", got)
+		}
+	})
+}
+
+// TestProjectIsNotAFile: a dir that is a file is not entered; its name is
+// still the answer, as for any directory git cannot be run in.
+func TestProjectIsNotAFile(t *testing.T) {
+	root := gitRoot(t)
+	f := filepath.Join(root, "notes.txt")
+	if err := os.WriteFile(f, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := workdir.Project(f); got != "notes.txt" {
+		t.Errorf("Project(file) = %q, want notes.txt", got)
+	}
+}
