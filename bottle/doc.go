@@ -30,7 +30,7 @@
 //	observe.go     Observation, ObservationSource, Stub, Queue, DeriveObservations, FirstClause
 //	history.go     Prompt, StopExcerpt, Summary, Record, History
 //	render.go      Mode, Page, Result, Render (full and reconstructed)
-//	pointer.go     Pointer (the injected text) and Bottler.Continuation
+//	pointer.go     Bottler.Continuation (claims the marker; package continuity/inject words the pointer)
 //	bottler.go     Bottler: Render, Read, Archive, cursor and parse cache
 //	seal.go        Drainer, Marker, MarkerArmer, MarkerClaimer, Bottler.Seal
 //	file.go        ValidateSessionID (the one session-id rule), WriteFileAtomic

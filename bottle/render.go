@@ -312,8 +312,8 @@ func header(b *bytes.Buffer, session, project string, started time.Time, compact
 	b.WriteString("\n")
 }
 
-// taskPrefix starts the header line that carries the current task; Pointer
-// reads it back.
+// taskPrefix starts the header line that carries the current task;
+// Continuation reads it back.
 const taskPrefix = "current task: "
 
 func stamp(t time.Time) string {

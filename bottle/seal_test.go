@@ -170,33 +170,31 @@ func TestDoubleSessionStart(t *testing.T) {
 	}
 	const starts = 8
 	var wg sync.WaitGroup
-	texts := make(chan string, starts)
+	claimed := make(chan Marker, starts)
 	for range starts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			text, ok, err := b.Continuation(context.Background(), markers, session)
+			m, ok, err := b.Continuation(context.Background(), markers, session)
 			if err != nil {
 				t.Error(err)
 			}
 			if ok {
-				texts <- text
+				claimed <- m
 			}
 		}()
 	}
 	wg.Wait()
-	close(texts)
-	var got []string
-	for s := range texts {
-		got = append(got, s)
+	close(claimed)
+	var got []Marker
+	for m := range claimed {
+		got = append(got, m)
 	}
 	if len(got) != 1 {
 		t.Fatalf("%d injections, want exactly 1", len(got))
 	}
-	for _, want := range []string{res.Path, "Current task: make the flaky test pass", "The last tool event has no observation yet"} {
-		if !strings.Contains(got[0], want) {
-			t.Errorf("pointer lacks %q:\n%s", want, got[0])
-		}
+	if m := got[0]; m.Path != res.Path || m.Task != "make the flaky test pass" || m.Gap != 1 || m.Mode != ModeFull {
+		t.Errorf("claimed marker %+v, want the bottle at %s with its task and a gap of one", m, res.Path)
 	}
 }
 
@@ -228,8 +226,8 @@ func TestClear(t *testing.T) {
 	if _, err := b.Read(session); err == nil {
 		t.Error("active bottle still present after clear")
 	}
-	if text, ok, err := b.Continuation(ctx, markers, session); ok || text != "" || err != nil {
-		t.Errorf("injected after clear: %q %v %v", text, ok, err)
+	if m, ok, err := b.Continuation(ctx, markers, session); ok || m != (Marker{}) || err != nil {
+		t.Errorf("injected after clear: %+v %v %v", m, ok, err)
 	}
 	// A second clear in the same second keeps both archives.
 	if _, err := b.Seal(ctx, session, writeTranscript(t, midTurn()), 0); err != nil {

@@ -185,9 +185,9 @@ func testBottle(t *testing.T, h Harness) {
 		if !strings.Contains(text, "mode: reconstructed") || !strings.Contains(text, "refactor the lease") || !strings.Contains(text, ex) || strings.Contains(text, "hunter2") {
 			t.Fatalf("reconstructed bottle:\n%s", text)
 		}
-		ptr, ok, err := bt.Continuation(ctx, bs, "s1")
-		if err != nil || !ok || !strings.Contains(ptr, res.Path) {
-			t.Fatalf("continuation = %q %v %v", ptr, ok, err)
+		m, ok, err := bt.Continuation(ctx, bs, "s1")
+		if err != nil || !ok || m.Path != res.Path || m.Mode != bottle.ModeReconstructed {
+			t.Fatalf("continuation = %+v %v %v", m, ok, err)
 		}
 		if _, again, err := bt.Continuation(ctx, bs, "s1"); again || err != nil {
 			t.Fatalf("a second continuation injected again: %v %v", again, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/continuity/inject"
 	"github.com/google/uuid"
 )
 
@@ -282,7 +283,10 @@ func (d *demo) script(home string) error {
 			if cp, err = d.svc.Compact(ctx, tenant, continuity.HeartbeatParams{Agent: agent, SessionID: sid}); err != nil {
 				return err
 			}
-			pointer, claimed, err = bt.Continuation(ctx, bs, sid)
+			var m bottle.Marker
+			if m, claimed, err = bt.Continuation(ctx, bs, sid); claimed {
+				pointer = inject.Continuation(inject.ContinuationInput{RunID: cp.SessionRunID.String(), Agent: agent, Bottle: inject.FromMarker(m)})
+			}
 			return err
 		})
 		return cp, pointer, claimed, err

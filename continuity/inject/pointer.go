@@ -1,0 +1,98 @@
+package inject
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/batonhq/baton/bottle"
+)
+
+// MaxTaskLen bounds the current-task line of a pointer, in characters. The
+// pointer is a pointer, not a payload: the bottle holds the rest.
+const MaxTaskLen = 200
+
+// PointerInput is what a pointer to a bottle says.
+type PointerInput struct {
+	// Path is the bottle's absolute path; "" means there is no bottle.
+	Path string
+	// Mode decides the full or the degraded wording.
+	Mode bottle.Mode
+	// Gap, when positive, adds the pending-observations line.
+	Gap int
+	// Task is the one-line current task; "" leaves the line out.
+	Task string
+}
+
+// FromMarker returns the pointer input of a claimed bottle marker.
+func FromMarker(m bottle.Marker) PointerInput {
+	return PointerInput{Path: m.Path, Mode: m.Mode, Gap: m.Gap, Task: m.Task}
+}
+
+// ContinuationInput is a compact or resume SessionStart that claimed a
+// bottle marker.
+type ContinuationInput struct {
+	// RunID and Agent are the session's, for the id instruction.
+	RunID string
+	Agent string
+	// Bottle is the claimed bottle.
+	Bottle PointerInput
+}
+
+// Continuation returns the text injected after a compaction or resume that
+// claimed a bottle marker: the pointer to the bottle, then the id
+// instruction (compaction discarded the run id with the context). With no
+// bottle path it is the id instruction alone: a pointer to nothing would
+// mislead.
+func Continuation(in ContinuationInput) string {
+	return join(pointer(in.Bottle), IDInstruction(in.RunID, in.Agent))
+}
+
+// pointer returns the short block that points at a bottle rather than
+// carrying it: the model pulls the bottle in with a Read, which the next
+// compaction drops first, so bottles never pile up across legs. A
+// reconstructed bottle gets the degraded wording: its assistant turns were
+// not preserved, so the lines claiming a verbatim record and forbidding a
+// repeat of the final message would be false. The path and the task are
+// rendered on one line each (the path indented, the task after its label),
+// so neither can fake a heading.
+func pointer(in PointerInput) string {
+	if in.Path == "" {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("# [baton] Endless Mode — session continuation\n\n")
+	b.WriteString("Before doing anything else, Read this file and continue the session from\nwhere it ends:\n\n")
+	fmt.Fprintf(&b, "    %s\n\n", oneLine(in.Path))
+	b.WriteString("(Page with offset/limit if it is long — read the tail first if you must\nprioritize.)\n\n")
+	if in.Mode == bottle.ModeReconstructed {
+		b.WriteString("- It is a partial reconstruction: your messages to the user were not\n" +
+			"  preserved — only the user's messages are verbatim. Session summary\n" +
+			"  blocks are generated, not your words. Do not assume prior phrasings.\n" +
+			"- The last session summary describes where you left off; continue from\n" +
+			"  there.\n")
+	} else {
+		b.WriteString("- It is the authoritative session record: verbatim conversation, with\n" +
+			"  observations in place of tool activity. Where it conflicts with the\n" +
+			"  system-generated summary above, the bottle wins.\n" +
+			"- The final assistant message in it was already delivered to the user.\n" +
+			"  Do not repeat it or redo work it describes as done — continue from its\n" +
+			"  end state.\n")
+	}
+	switch {
+	case in.Gap == 1:
+		b.WriteString("- The last tool event has no observation yet (⏳ at the end of the\n" +
+			"  file); it will appear in the timeline shortly. Do not assume its outcome.\n")
+	case in.Gap > 1:
+		fmt.Fprintf(&b, "- The last %d tool events have no observations yet (⏳ at the end of the\n"+
+			"  file); they will appear in the timeline shortly. Do not assume their\n"+
+			"  outcome.\n", in.Gap)
+	}
+	if task := strings.TrimSpace(oneLine(in.Task)); task != "" {
+		if utf8.RuneCountInString(task) > MaxTaskLen {
+			task = string([]rune(task)[:MaxTaskLen-1]) + "…"
+		}
+		fmt.Fprintf(&b, "\nCurrent task: %s\n", task)
+	}
+	return b.String()
+}
