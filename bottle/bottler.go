@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -38,6 +39,11 @@ var SystemClock Clock = systemClock{}
 type Bottler struct {
 	// Home is the baton home ($BATON_HOME); bottles live in Home/bottles.
 	Home string
+	// Agent, when set, keeps the agent's bottles in Home/bottles/<Agent>:
+	// a conversation is keyed by (agent, session id), and two harnesses may
+	// reuse one session id. It must be a valid agent name (lowercase
+	// letters, digits and dashes).
+	Agent string
 	// Observations is the host's observation source; nil derives them.
 	Observations ObservationSource
 	// History reconstructs a bottle when the transcript is gone; nil skips
@@ -77,6 +83,9 @@ func (b *Bottler) clock() Clock {
 
 // Dir returns the directory bottles are written to.
 func (b *Bottler) Dir() string {
+	if b.Agent != "" {
+		return filepath.Join(b.Home, "bottles", b.Agent)
+	}
 	return filepath.Join(b.Home, "bottles")
 }
 
@@ -84,6 +93,9 @@ func (b *Bottler) Dir() string {
 func (b *Bottler) Path(sessionID string) (string, error) {
 	if err := ValidateSessionID(sessionID); err != nil {
 		return "", err
+	}
+	if !validAgentDir(b.Agent) {
+		return "", fmt.Errorf("bottle: agent %q is not a valid agent name", b.Agent)
 	}
 	p, err := filepath.Abs(filepath.Join(b.Dir(), sessionID+".md"))
 	if err != nil {
@@ -308,4 +320,19 @@ func writeState(path string, st *state) error {
 		return fmt.Errorf("bottle: encode state: %w", err)
 	}
 	return WriteFileAtomic(path, buf.Bytes(), 0o600)
+}
+
+// validAgentDir reports whether agent can name a directory of bottles: empty
+// (no agent directory), or lowercase letters, digits and dashes not starting
+// with a dash, at most 64 characters.
+func validAgentDir(agent string) bool {
+	if len(agent) > 64 || strings.HasPrefix(agent, "-") {
+		return false
+	}
+	for _, r := range agent {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -452,3 +452,30 @@ func TestDegradedBottle(t *testing.T) {
 		t.Errorf("a timeline seal wrote a bottle: %v", err)
 	}
 }
+
+// TestAgentDirectories pins that a conversation's bottle is keyed by agent
+// and session id: two harnesses reusing one session id never share a
+// bottle, and an agent name that could leave the bottles directory is
+// refused.
+func TestAgentDirectories(t *testing.T) {
+	home := t.TempDir()
+	cases := []struct {
+		agent string
+		want  string
+		ok    bool
+	}{
+		{"", filepath.Join(home, "bottles", "s-1.md"), true},
+		{"claude-code", filepath.Join(home, "bottles", "claude-code", "s-1.md"), true},
+		{"codex", filepath.Join(home, "bottles", "codex", "s-1.md"), true},
+		{"../x", "", false},
+		{"-x", "", false},
+		{"Codex", "", false},
+		{strings.Repeat("a", 65), "", false},
+	}
+	for _, c := range cases {
+		got, err := (&Bottler{Home: home, Agent: c.agent}).Path("s-1")
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("agent %q: Path = %q, %v; want %q ok=%v", c.agent, got, err, c.want, c.ok)
+		}
+	}
+}

@@ -90,6 +90,8 @@ type SealResult struct {
 	Drained bool
 	// Armed says the injection marker was armed.
 	Armed bool
+	// Task is the bottle's one-line current task.
+	Task string
 }
 
 // Seal is what PreCompact runs: it waits, within budget, for the host's
@@ -118,7 +120,7 @@ func (b *Bottler) Seal(ctx context.Context, sessionID, transcriptPath string, bu
 	if err != nil {
 		return SealResult{}, err
 	}
-	res := SealResult{Sealed: bt.Mode != ModeTimeline, Gap: bt.Gap, Path: bt.Path, Mode: bt.Mode, Drained: drained}
+	res := SealResult{Sealed: bt.Mode != ModeTimeline, Gap: bt.Gap, Path: bt.Path, Mode: bt.Mode, Drained: drained, Task: bt.Task}
 	if !res.Sealed || b.Marker == nil {
 		return res, nil
 	}

@@ -47,6 +47,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Memory", func(t *testing.T) { testMemory(t, h) })
 	t.Run("Provenance", func(t *testing.T) { testProvenance(t, h) })
 	t.Run("AttachRace", func(t *testing.T) { testAttachRace(t, h) })
+	t.Run("Episodes", func(t *testing.T) { testEpisodes(t, h) })
 	t.Run("Triage", func(t *testing.T) { testTriage(t, h) })
 	t.Run("Briefing", func(t *testing.T) { testBriefing(t, h) })
 	t.Run("Bottle", func(t *testing.T) { testBottle(t, h) })

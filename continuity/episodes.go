@@ -1,0 +1,323 @@
+package continuity
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/continuity/freshness"
+	"github.com/batonhq/baton/continuity/inject"
+	"github.com/batonhq/baton/continuity/workdir"
+	"github.com/google/uuid"
+)
+
+// HookKind is a hook event, whatever the harness calls it.
+type HookKind string
+
+// The hook event kinds.
+const (
+	HookStart      HookKind = "start"
+	HookPrompt     HookKind = "prompt"
+	HookStop       HookKind = "stop"
+	HookPreCompact HookKind = "precompact"
+	HookEnd        HookKind = "end"
+)
+
+// HookEvent is one harness event, normalized by an adapter: which harness
+// sent which of its events about which conversation, with what it carried.
+type HookEvent struct {
+	// Provider and ProviderEvent name the harness and its own event name.
+	Provider      string
+	ProviderEvent string
+	Kind          HookKind
+	SessionID     string
+	// TranscriptPath is the harness's transcript, read where it is.
+	TranscriptPath string
+	// Cwd is the working directory: the project facet and the git facts
+	// are read from it.
+	Cwd string
+	// Source is a SessionStart's source (startup, resume, compact, clear).
+	Source Source
+	// Prompt is a UserPrompt's text.
+	Prompt string
+	// LastMessage is a Stop's last assistant message, when sent.
+	LastMessage *string
+	// StopHookActive says a Stop continues a turn a Stop hook blocked.
+	StopHookActive bool
+	// Trigger is a PreCompact's trigger; Reason a SessionEnd's reason.
+	Trigger string
+	Reason  string
+}
+
+// HookOutcome is what the adapter writes back in its harness's envelope.
+type HookOutcome struct {
+	// Context is the text to inject at SessionStart; empty injects nothing.
+	Context string
+	// Block continues a Stop's turn with Reason (the nudge).
+	Block  bool
+	Reason string
+	// SessionRunID is the run the event was about, when known.
+	SessionRunID uuid.UUID
+}
+
+// Episodes runs each hook event where the transcript is: the bottle's
+// render and seal and the working directory's git facts, around one call of
+// the API per event (and one more only when the local half fails after that
+// call, to record the failure). An adapter normalizes its harness's input
+// into a HookEvent, calls Handle once and writes the outcome.
+type Episodes struct {
+	// API is the tenant-bound API: the local service or a team server.
+	API API
+	// Agent is the agent name the conversation is keyed by.
+	Agent string
+	// Bottler renders and seals bottles under the baton home; nil keeps no
+	// bottle. Its Marker is left nil: the seal is armed through the API in
+	// the PreCompact call; its History is the API's.
+	Bottler *bottle.Bottler
+	// Nudge enables the Stop triage handshake.
+	Nudge bool
+	// SealBudget bounds PreCompact's wait for pending observations; 0 is
+	// bottle.DefaultSealBudget.
+	SealBudget time.Duration
+	// EndBudget bounds SessionEnd's close and handover; 0 is
+	// DefaultEndBudget.
+	EndBudget time.Duration
+	// Freshness is the freshness policy the handover is read against.
+	Freshness freshness.Policy
+	// Now is the clock the handover's age is read at; nil is time.Now.
+	Now func() time.Time
+}
+
+// NewEpisodes returns the runner for one agent over api, keeping bottles
+// under home (empty: no bottles).
+func NewEpisodes(api API, agent, home string) *Episodes {
+	e := &Episodes{API: api, Agent: agent, Freshness: freshness.Default}
+	if home != "" {
+		e.Bottler = &bottle.Bottler{Home: home, Agent: agent, History: BottlesOf(api, agent)}
+	}
+	return e
+}
+
+func (e *Episodes) now() time.Time {
+	if e.Now == nil {
+		return time.Now()
+	}
+	return e.Now()
+}
+
+func (e *Episodes) event(ev HookEvent) EventParams {
+	return EventParams{Provider: ev.Provider, ProviderEvent: ev.ProviderEvent, Agent: e.Agent, SessionID: ev.SessionID}
+}
+
+// Handle runs one hook event. Its error is for the adapter's log and exit
+// code policy; the receipt and the failure are already in the ledger when
+// the API could be reached.
+func (e *Episodes) Handle(ctx context.Context, ev HookEvent) (HookOutcome, error) {
+	switch ev.Kind {
+	case HookStart:
+		return e.start(ctx, ev)
+	case HookPrompt:
+		_, err := e.API.UserPrompt(ctx, PromptParams{EventParams: e.event(ev), Prompt: ev.Prompt})
+		return HookOutcome{}, err
+	case HookStop:
+		return e.stop(ctx, ev)
+	case HookPreCompact:
+		return HookOutcome{}, e.preCompact(ctx, ev)
+	case HookEnd:
+		return HookOutcome{}, e.end(ctx, ev)
+	}
+	return HookOutcome{}, Invalid("kind", "must be one of start prompt stop precompact end")
+}
+
+// project is the event's project facet: the git top-level's base name.
+func project(ev HookEvent) string {
+	if ev.Cwd == "" {
+		return ""
+	}
+	return workdir.Project(ev.Cwd)
+}
+
+// startBudget is the character budget of a SessionStart's injected text:
+// the briefing's default budget. The briefing is rendered within what the
+// id instruction and the largest handover block leave, so the rows the open
+// records as briefed are exactly the rows the agent sees.
+func (e *Episodes) startBudget() (total, briefing int) {
+	total = DefaultBriefingPolicy.Budget
+	overhead := inject.Overhead(inject.StartupInput{RunID: uuid.Nil.String(), Agent: e.Agent, Budget: total})
+	return total, total - overhead - maxHandoverBlock
+}
+
+// maxHandoverBlock bounds a rendered handover block: a heading and four
+// fields, each at most inject.MaxHandoverFieldLen characters.
+const maxHandoverBlock = 5*inject.MaxHandoverFieldLen + 200
+
+func (e *Episodes) start(ctx context.Context, ev HookEvent) (HookOutcome, error) {
+	total, briefingBudget := e.startBudget()
+	r, err := e.API.SessionStart(ctx, StartParams{EventParams: e.event(ev), Source: ev.Source, Project: project(ev), BriefingBudget: briefingBudget})
+	out := HookOutcome{SessionRunID: r.SessionRunID}
+	if err != nil && r.SessionRunID == uuid.Nil {
+		return out, err
+	}
+	run := r.SessionRunID.String()
+	if r.SessionRunID == uuid.Nil {
+		run = ""
+	}
+	local := func(lerr error) {
+		if lerr != nil && r.ReceiptID != uuid.Nil {
+			_ = e.API.RecordFailure(ctx, FailureParams{EventParams: e.event(ev), ReceiptID: r.ReceiptID.String(), Reason: safeReason(lerr)})
+		}
+	}
+	briefing := ""
+	if r.Briefing != nil {
+		briefing = r.Briefing.Text
+	}
+	switch {
+	case r.ArchiveBottle:
+		// A clear: the bottle is archived and never injected.
+		if e.Bottler != nil {
+			_, aerr := e.Bottler.Archive(ctx, ev.SessionID)
+			local(aerr)
+		}
+		if !r.Started {
+			briefing = ""
+		}
+		out.Context = inject.Startup(inject.StartupInput{RunID: run, Agent: e.Agent, Briefing: briefing,
+			Handover: e.handover(ctx, ev, r.Handover), Budget: total})
+	case r.Marker != nil && fileExists(r.Marker.Path):
+		out.Context = inject.Continuation(inject.ContinuationInput{RunID: run, Agent: e.Agent, Bottle: inject.FromMarker(*r.Marker)})
+	case ev.Source == SourceCompact || ev.Source == SourceResume:
+		// No marker: render on demand (degraded when the transcript is
+		// gone), else the briefing.
+		in := inject.FallbackInput{RunID: run, Agent: e.Agent, Briefing: briefing, Budget: total}
+		if e.Bottler != nil {
+			b, rerr := e.Bottler.Render(ctx, ev.SessionID, ev.TranscriptPath)
+			local(rerr)
+			if rerr == nil && b.Mode != bottle.ModeTimeline {
+				in.Bottle = inject.PointerInput{Path: b.Path, Mode: b.Mode, Gap: b.Gap, Task: b.Task}
+			}
+		}
+		out.Context = inject.Fallback(in)
+	default: // startup
+		out.Context = inject.Startup(inject.StartupInput{RunID: run, Agent: e.Agent, Briefing: briefing,
+			Handover: e.handover(ctx, ev, r.Handover), Budget: total})
+	}
+	return out, err
+}
+
+// handover renders the newest handover with its freshness and its
+// divergence against the working directory's HEAD, or "" when there is none.
+func (e *Episodes) handover(ctx context.Context, ev HookEvent, h *Record) string {
+	if h == nil {
+		return ""
+	}
+	a := freshness.Assessment{Freshness: e.Freshness.Of(h.CreatedAt, e.now())}
+	if ev.Cwd != "" {
+		a.Divergence = divergence(ctx, ev.Cwd, h)
+	}
+	return inject.Handover(inject.HandoverInput{
+		Task: h.TaskName(), Objective: h.Objective, State: h.State, NextAction: h.NextAction,
+		Freshness: a.Freshness.Label.String(), FreshnessReason: a.Freshness.Reason, Divergence: a.Divergence.String(),
+		History: a.History(),
+	})
+}
+
+// divergence reads the record's git position against dir's HEAD.
+func divergence(ctx context.Context, dir string, h *Record) freshness.Divergence {
+	head, err := workdir.Git(ctx, dir)
+	if err != nil {
+		return freshness.DivergenceUnknown
+	}
+	t := freshness.Topology{Git: head.InWorkTree, Recorded: freshness.Ref{Commit: h.GitCommit, Branch: h.GitBranch},
+		Current: freshness.Ref{Commit: head.Commit, Branch: head.Branch}}
+	if head.InWorkTree && h.GitCommit != "" && head.Commit != "" {
+		t.RecordedIsAncestor, _ = workdir.IsAncestor(ctx, dir, h.GitCommit, head.Commit)
+	}
+	return freshness.Diverge(t)
+}
+
+func (e *Episodes) stop(ctx context.Context, ev HookEvent) (HookOutcome, error) {
+	p := StopParams{EventParams: e.event(ev), LastMessage: ev.LastMessage, StopHookActive: ev.StopHookActive, Nudge: e.Nudge}
+	if e.Bottler != nil && ev.TranscriptPath != "" {
+		// The incremental render: the transcript is read from its cursor.
+		if _, err := e.Bottler.Render(ctx, ev.SessionID, ev.TranscriptPath); err != nil {
+			p.LocalFailure = safeReason(err)
+		}
+	}
+	r, err := e.API.Stop(ctx, p)
+	out := HookOutcome{SessionRunID: r.SessionRunID}
+	if r.Inject {
+		if reason := inject.Nudge(r.Reason); reason != "" {
+			out.Block, out.Reason = true, reason
+		}
+	}
+	return out, err
+}
+
+func (e *Episodes) preCompact(ctx context.Context, ev HookEvent) error {
+	p := PreCompactParams{EventParams: e.event(ev), Trigger: ev.Trigger, Episode: gitEpisode(ctx, ev.Cwd)}
+	if e.Bottler != nil {
+		s, err := e.Bottler.Seal(ctx, ev.SessionID, ev.TranscriptPath, e.SealBudget)
+		switch {
+		case err != nil:
+			p.LocalFailure = safeReason(err)
+		case s.Sealed:
+			p.Sealed = &bottle.Marker{SessionID: ev.SessionID, Path: s.Path, Gap: s.Gap, Mode: s.Mode, Task: s.Task}
+		}
+	}
+	_, err := e.API.PreCompact(ctx, p)
+	return err
+}
+
+func (e *Episodes) end(ctx context.Context, ev HookEvent) error {
+	p := EndParams{EventParams: e.event(ev), Reason: ev.Reason, BudgetMillis: int(e.EndBudget / time.Millisecond), Episode: gitEpisode(ctx, ev.Cwd)}
+	if e.Bottler != nil {
+		if path, err := e.Bottler.Path(ev.SessionID); err == nil && fileExists(path) {
+			p.Episode.BottlePath = path
+		}
+	}
+	_, err := e.API.SessionEnd(ctx, p)
+	return err
+}
+
+// gitEpisode is the working directory's git position, for a record.
+func gitEpisode(ctx context.Context, dir string) Episode {
+	if dir == "" {
+		return Episode{}
+	}
+	head, err := workdir.Git(ctx, dir)
+	if err != nil || !head.InWorkTree {
+		return Episode{}
+	}
+	return Episode{GitCommit: head.Commit, GitBranch: head.Branch}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// safeReason renders a local failure for the ledger: a baton error's code
+// and safe message, else the error's class only (a bottle or file error may
+// carry a path, never content).
+func safeReason(err error) string {
+	var be *Error
+	if errors.As(err, &be) {
+		return string(be.Code) + ": " + be.Message
+	}
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return string(ErrorCode(err)) + ": " + cutTo(msg, MaxFailureLen-16)
+}
+
+func cutTo(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n])
+}
