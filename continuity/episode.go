@@ -38,16 +38,46 @@ func (e EventParams) receipt() ReceiptParams {
 func (s *Service) episode(ctx context.Context, tenant string, ev EventParams, work func(ctx context.Context) error) (uuid.UUID, error) {
 	f := map[string]string{}
 	ev.LocalFailure = trimField(f, "localFailure", ev.LocalFailure, 0, MaxFailureLen)
-	if err := fieldsErr(f); err != nil {
-		return uuid.Nil, err
-	}
-	id, err := s.receive(ctx, tenant, ev.receipt(), work)
-	if ev.LocalFailure != "" && id != uuid.Nil {
+	bad := fieldsErr(f)
+	id, err := s.receive(ctx, tenant, ev.receipt(), func(ctx context.Context) error {
+		// A malformed failure report is bad input like any other: refused
+		// after the receipt, so the event still leaves its evidence.
+		if bad != nil {
+			return bad
+		}
+		return work(ctx)
+	})
+	if bad == nil && ev.LocalFailure != "" && id != uuid.Nil {
 		if lerr := s.appendFailure(ctx, tenant, ev.receipt(), id, "local: "+ev.LocalFailure); lerr != nil && err == nil {
 			err = lerr
 		}
 	}
 	return id, err
+}
+
+// renamed returns err with the invalid fields that a composed step named in
+// its own terms renamed as the episode's params name them, so the caller is
+// told which of its fields is wrong.
+func renamed(err error, rename func(field string) string) error {
+	e := asError(err)
+	if e == nil || e.Code != CodeInvalid || len(e.Fields) == 0 {
+		return err
+	}
+	f := make(map[string]string, len(e.Fields))
+	for k, v := range e.Fields {
+		f[rename(k)] = v
+	}
+	return &Error{Code: e.Code, Message: e.Message, Fields: f, Err: e.Err}
+}
+
+// oneField renames one field.
+func oneField(from, to string) func(string) string {
+	return func(k string) string {
+		if k == from {
+			return to
+		}
+		return k
+	}
 }
 
 // StartParams is a SessionStart.
@@ -93,6 +123,9 @@ func (s *Service) SessionStart(ctx context.Context, tenant string, p StartParams
 		// leaves the evidence that it arrived, and its failure.
 		f := map[string]string{}
 		oneOf(f, "source", string(p.Source), string(SourceStartup), string(SourceResume), string(SourceCompact), string(SourceClear))
+		if p.BriefingBudget < 0 || p.BriefingBudget > MaxBriefingBudget {
+			f["briefingBudget"] = "must be between 0 and " + strconv.Itoa(MaxBriefingBudget)
+		}
 		if err := fieldsErr(f); err != nil {
 			return err
 		}
@@ -116,6 +149,11 @@ func (s *Service) SessionStart(ctx context.Context, tenant string, p StartParams
 					return err
 				}
 				res.SessionRunID, res.ActivationEpoch, res.Started, res.ArchiveBottle = c.SessionRunID, c.ActivationEpoch, c.Started, true
+				// A clear means forget: the bottle is archived, and its
+				// marker consumed so that no later activation injects it.
+				if _, _, err := s.ClaimBottle(ctx, tenant, p.Agent, p.SessionID); err != nil {
+					return err
+				}
 			}
 			if berr != nil {
 				return berr
@@ -198,7 +236,7 @@ func (s *Service) UserPrompt(ctx context.Context, tenant string, p PromptParams)
 	id, err := s.episode(ctx, tenant, p.EventParams, func(ctx context.Context) error {
 		var err error
 		res.Prompt, err = s.RecordPrompt(ctx, tenant, p.Agent, p.SessionID, p.Prompt)
-		return err
+		return renamed(err, oneField("text", "prompt"))
 	})
 	res.ReceiptID = id
 	return res, err
@@ -250,7 +288,7 @@ func (s *Service) Stop(ctx context.Context, tenant string, p StopParams) (StopRe
 	id, err := s.episode(ctx, tenant, p.EventParams, func(ctx context.Context) error {
 		h, err := s.Heartbeat(ctx, tenant, HeartbeatParams{Agent: p.Agent, SessionID: p.SessionID, LastMessageExcerpt: p.LastMessage, Stop: true})
 		if err != nil {
-			return err
+			return renamed(err, oneField("lastMessageExcerpt", "lastMessage"))
 		}
 		res.SessionRunID, res.ActivationEpoch, res.Resurrected, res.ExcerptTruncated = h.SessionRunID, h.ActivationEpoch, h.Resurrected, h.ExcerptTruncated
 		if !p.Nudge {
@@ -329,12 +367,22 @@ func (s *Service) PreCompact(ctx context.Context, tenant string, p PreCompactPar
 		f := map[string]string{}
 		p.Trigger = trimField(f, "trigger", p.Trigger, 0, maxReason)
 		p.Episode.normalize(f, "episode.")
+		if p.Sealed != nil && strings.TrimSpace(p.Sealed.SessionID) != strings.TrimSpace(p.SessionID) {
+			// The event's conversation is the one whose marker it arms.
+			f["sealed.sessionId"] = "must be the event's sessionId"
+		}
 		if err := fieldsErr(f); err != nil {
 			return err
 		}
 		if p.Sealed != nil {
 			if err := s.ArmBottle(ctx, tenant, p.Agent, *p.Sealed); err != nil {
-				return err
+				return renamed(err, func(k string) string {
+					switch k {
+					case "tenant", "agent", "sessionId":
+						return k
+					}
+					return "sealed." + k
+				})
 			}
 			res.Armed = true
 			if p.Episode.BottlePath == "" {

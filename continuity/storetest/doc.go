@@ -27,4 +27,5 @@
 //	grants.go      the runtime role's exact grants, tried as the role; trims bounded to the tenant
 //	txerrors.go    every Tx method returns baton's codes itself, inside the transaction
 //	concurrency.go goroutines and OS processes writing one store
+//	scenarios.go   RunScenarios: hook events through continuity.API alone, for every implementation of it
 package storetest
