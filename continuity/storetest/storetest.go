@@ -54,6 +54,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("BriefingSections", func(t *testing.T) { testBriefingSections(t, h) })
 	t.Run("TxErrors", func(t *testing.T) { testTxErrors(t, h) })
 	t.Run("Grants", func(t *testing.T) { testGrants(t, h) })
+	t.Run("TxContract", func(t *testing.T) { testTxContract(t, h) })
 }
 
 // Clock is a settable test clock, safe for concurrent use.
