@@ -21,23 +21,34 @@ type Store interface {
 	// the tenant, and fn does not run. On SQLite it is an immediate
 	// transaction; on Postgres the tenant is a per-transaction setting the
 	// row-level security policies read. If fn returns an error the
-	// transaction rolls back and Write returns that error.
+	// transaction rolls back and Write returns that error: a *Error as is,
+	// any other as internal wrapping it (errors.Is still finds it).
 	Write(ctx context.Context, tenant string, fn func(ctx context.Context, tx Tx) error) error
-	// Read runs fn in one read-only view confined to tenant; a tenant
-	// ValidateTenant refuses is invalid, as for Write.
+	// Read runs fn in one read-only transaction confined to tenant: a write
+	// method called inside it fails as internal and changes nothing. A
+	// tenant ValidateTenant refuses is invalid, as for Write.
 	Read(ctx context.Context, tenant string, fn func(ctx context.Context, tx Tx) error) error
-	// Close releases the store's connections.
+	// Close releases the store's connections; Write and Read then fail as
+	// internal without running fn.
 	Close() error
 }
 
 // Tx is one tenant-scoped transaction. No method can reach another tenant's
-// rows: an id owned by another tenant behaves exactly like an unknown id.
+// rows: an id owned by another tenant behaves exactly like an unknown id,
+// except that ids are unique across tenants (they are the service's
+// UUIDv7s), so an insert reusing one conflicts. A row a method writes is the
+// transaction's tenant's whatever its Tenant field says, and rows read back
+// carry the tenant. Times are kept at microsecond precision and read back in
+// UTC. A list method that finds nothing returns an empty, non-nil slice or
+// map, never not_found; a limit below 1 means no limit.
+//
 // Every method returns baton's codes itself (conflict, not_found, ...), so
 // code inside Write sees the codes its caller would. A failed statement
 // still ends the transaction on Postgres: after an error, return it.
 type Tx interface {
-	// SessionByKey returns the session row for the natural key, locked for
-	// the rest of a write transaction; not_found when there is none.
+	// SessionByKey returns the session row for the natural key, closed or
+	// not, locked for the rest of a write transaction; not_found when there
+	// is none.
 	SessionByKey(ctx context.Context, agent, sessionID string) (*Session, error)
 	// SessionByID returns the session row with the run id, locked for the
 	// rest of a write transaction; not_found when the tenant owns none.
@@ -51,32 +62,43 @@ type Tx interface {
 	ProjectByKey(ctx context.Context, agent, sessionID string) (string, error)
 	// ProjectByID is ProjectByKey for a run id.
 	ProjectByID(ctx context.Context, id uuid.UUID) (string, error)
-	// InsertSession inserts a new row; conflict when the natural key exists.
+	// InsertSession inserts a new row; conflict when its natural key or its
+	// id exists. The row reads back as written, except that a zero
+	// ActivatedAt reads back as OpenedAt, an empty Selector or
+	// TriagedEventIDs as nil, and BriefedMemories as nil when there is no
+	// BriefingDeliveredAt and as a non-nil (maybe empty) list when there is.
 	InsertSession(ctx context.Context, s *Session) error
-	// UpdateSession writes every mutable column of the row with s.ID;
+	// UpdateSession writes every column of the row with s.ID but the id,
+	// the natural key and the project, which never change after insert;
 	// not_found when the tenant owns no such row.
 	UpdateSession(ctx context.Context, s *Session) error
 	// OpenSessions returns the rows with no closed_at for the project (""
-	// matches rows with no project). Callers evaluate the lease themselves.
+	// matches rows with no project), in id order. Callers evaluate the
+	// lease themselves.
 	OpenSessions(ctx context.Context, project string) ([]Session, error)
 	// StaleSessions returns up to limit rows with no closed_at whose
-	// last_seen_at is before the instant, oldest first, locked for the rest
-	// of a write transaction; on Postgres rows another sweeper holds are
-	// skipped, so several replicas can sweep at once.
+	// last_seen_at is before the instant, oldest first (ties in id order),
+	// locked for the rest of a write transaction; on Postgres rows another
+	// sweeper holds are skipped, so several replicas can sweep at once.
 	StaleSessions(ctx context.Context, before time.Time, limit int) ([]Session, error)
 	// LockProject serializes decisions about one (tenant, project) until
 	// the transaction ends: pg_advisory_xact_lock on Postgres; the
-	// immediate transaction already serializes writers on SQLite.
+	// immediate transaction already serializes writers on SQLite. Taking a
+	// lock the transaction holds returns at once; on Postgres another
+	// project's or tenant's lock never waits for it.
 	LockProject(ctx context.Context, project string) error
 
-	// AppendLedger appends entries and trims the tenant's ledger to keep
-	// lines, dropping the oldest.
+	// AppendLedger appends entries and trims the tenant's ledger to its
+	// keep newest lines by id; keep below 1 keeps every line, and no
+	// entries is a no-op. conflict when an entry's id exists; nil Fields
+	// read back empty.
 	AppendLedger(ctx context.Context, keep int, entries ...LedgerEntry) error
-	// Ledger returns the tenant's ledger lines in append order, oldest
-	// first, after the entry id after (uuid.Nil for the start), at most
-	// limit.
+	// Ledger returns the tenant's ledger lines in id order (append order,
+	// the ids being UUIDv7s), oldest first, with ids greater than after
+	// (uuid.Nil for the start; it need not be one of the tenant's lines),
+	// at most limit.
 	Ledger(ctx context.Context, after uuid.UUID, limit int) ([]LedgerEntry, error)
-	// LedgerCounts returns how many lines each event name has.
+	// LedgerCounts returns how many of the lines kept each event name has.
 	LedgerCounts(ctx context.Context) (map[string]int, error)
 
 	// InsertMemory inserts a memory; conflict when its id exists.
@@ -84,23 +106,29 @@ type Tx interface {
 	// MemoryByID returns the memory, locked for the rest of a write
 	// transaction; not_found when the tenant owns none.
 	MemoryByID(ctx context.Context, id uuid.UUID) (*Memory, error)
-	// UpdateMemory writes the mutable columns of the memory with m.ID.
+	// UpdateMemory writes the status, SupersededBy and UpdatedAt of the
+	// memory with m.ID and nothing else (a revise supersedes a memory, it
+	// never edits one); not_found when the tenant owns no such memory.
 	UpdateMemory(ctx context.Context, m *Memory) error
-	// Memories lists memories matching the query, newest first.
+	// Memories lists memories matching the query, newest first: by
+	// created_at, then id, descending.
 	Memories(ctx context.Context, q MemoryQuery) ([]Memory, error)
-	// InsertMemoryEvents appends audit events.
+	// InsertMemoryEvents appends audit events; conflict when an event's id
+	// exists, and no events is a no-op.
 	InsertMemoryEvents(ctx context.Context, events ...MemoryEvent) error
 	// RunEvents returns the events attributed to the run with ids greater
-	// than after (uuid.Nil for the start), in id order, at most limit.
+	// than after (uuid.Nil for the start), in id order, at most limit. The
+	// nil run matches nothing: an unattributed event belongs to no run.
 	RunEvents(ctx context.Context, run uuid.UUID, after uuid.UUID, limit int) ([]MemoryEvent, error)
 
 	// ArmBottle upserts the conversation's bottle marker (m.Agent,
-	// m.SessionID) as armed.
+	// m.SessionID) as armed: every field is overwritten and consumed_at
+	// cleared, so a claimed marker armed again can be claimed again.
 	ArmBottle(ctx context.Context, m BottleMarker) error
 	// ClaimBottle consumes the conversation's armed marker in one atomic
-	// update and returns it; not_found when no armed marker exists (never
-	// armed, armed by another agent under the same session id, or already
-	// claimed by a concurrent SessionStart).
+	// update, setting ConsumedAt to now, and returns it; not_found when no
+	// armed marker exists (never armed, armed by another agent under the
+	// same session id, or already claimed by a concurrent SessionStart).
 	ClaimBottle(ctx context.Context, agent, sessionID string, now time.Time) (*BottleMarker, error)
 	// BottleMarker returns the conversation's marker, armed or consumed;
 	// not_found when there is none.
@@ -112,13 +140,17 @@ type Tx interface {
 	// per-conversation lock held to the end of the transaction
 	// (pg_advisory_xact_lock on Postgres; the immediate transaction on
 	// SQLite), so concurrent recorders neither share a number nor fail.
+	// conflict when p.ID exists.
 	AppendPrompt(ctx context.Context, p *Prompt) error
-	// Prompts returns a conversation's prompts in order.
+	// Prompts returns a conversation's prompts in number order.
 	Prompts(ctx context.Context, agent, sessionID string) ([]Prompt, error)
 	// InsertStopExcerpt records the last assistant message seen at a Stop
-	// and keeps only the conversation's newest keep excerpts.
+	// and keeps only the conversation's newest keep excerpts by id; keep
+	// below 1 keeps them all, as for AppendLedger. conflict when e.ID
+	// exists.
 	InsertStopExcerpt(ctx context.Context, keep int, e *StopExcerpt) error
-	// StopExcerpts returns a conversation's Stop excerpts in order.
+	// StopExcerpts returns a conversation's Stop excerpts in id order,
+	// oldest first.
 	StopExcerpts(ctx context.Context, agent, sessionID string) ([]StopExcerpt, error)
 
 	// InsertRecord appends a checkpoint or handover; conflict when its id

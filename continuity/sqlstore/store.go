@@ -30,7 +30,7 @@ const RuntimeRole = "baton_runtime"
 type Store struct {
 	postgres bool
 	write    *bun.DB // SQLite: immediate transactions; Postgres: the one pool
-	read     *bun.DB // SQLite: deferred transactions; Postgres: same as write
+	read     *bun.DB // SQLite: deferred transactions, query-only; Postgres: same as write
 	// enterRole says the connecting Postgres user is privileged (superuser
 	// or BYPASSRLS), so every transaction runs SET LOCAL ROLE.
 	enterRole bool
@@ -91,22 +91,29 @@ func openPostgres(ctx context.Context, dsn string) (*Store, error) {
 }
 
 // sqliteDSN renders the connection string for the shim's driver: WAL, a
-// busy timeout, and (for the write pool) immediate transactions.
-func sqliteDSN(path string, immediate bool) string {
+// busy timeout, and immediate transactions for the write pool; the read
+// pool's connections are query-only, so a write inside Read fails as it does
+// in Postgres's read-only transaction. query_only comes last: the pragmas
+// before it may still set up a new database file.
+func sqliteDSN(path string, write bool) string {
 	q := url.Values{}
 	if sqliteshim.DriverName() == "sqlite" { // modernc.org/sqlite
 		q.Add("_pragma", "busy_timeout(10000)")
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Add("_pragma", "synchronous(NORMAL)")
-		if immediate {
+		if write {
 			q.Set("_txlock", "immediate")
+		} else {
+			q.Add("_pragma", "query_only(1)")
 		}
 	} else { // mattn/go-sqlite3
 		q.Set("_busy_timeout", "10000")
 		q.Set("_journal_mode", "WAL")
 		q.Set("_synchronous", "NORMAL")
-		if immediate {
+		if write {
 			q.Set("_txlock", "immediate")
+		} else {
+			q.Set("_query_only", "1")
 		}
 	}
 	return path + "?" + q.Encode()
@@ -118,8 +125,8 @@ func openSQLite(path string) (*Store, error) {
 			return nil, &continuity.Error{Code: continuity.CodeInternal, Message: "cannot create the database directory", Err: err}
 		}
 	}
-	open := func(immediate bool) (*bun.DB, error) {
-		sqldb, err := sql.Open(sqliteshim.ShimName, sqliteDSN(path, immediate))
+	open := func(write bool) (*bun.DB, error) {
+		sqldb, err := sql.Open(sqliteshim.ShimName, sqliteDSN(path, write))
 		if err != nil {
 			return nil, err
 		}

@@ -97,8 +97,10 @@ func (t *tx) InsertSession(ctx context.Context, s *continuity.Session) error {
 
 func (t *tx) UpdateSession(ctx context.Context, s *continuity.Session) error {
 	m := toSessionModel(s)
+	// The project is never written after insert: the lock order
+	// (ProjectByKey, then LockProject, then the row) relies on it.
 	res, err := t.db.NewUpdate().Model(m).
-		ExcludeColumn("id", "user_id", "agent", "session_id").
+		ExcludeColumn("id", "user_id", "agent", "session_id", "project").
 		Where("user_id = ?", t.tenant).Where("id = ?", s.ID).Exec(ctx)
 	if err != nil {
 		return translate(err)
@@ -410,6 +412,9 @@ func (t *tx) InsertStopExcerpt(ctx context.Context, keep int, e *continuity.Stop
 	m := &excerptModel{ID: e.ID, UserID: t.tenant, Agent: e.Agent, SessionID: e.SessionID, Text: e.Text, Truncated: e.Truncated, At: utc(e.At)}
 	if _, err := t.db.NewInsert().Model(m).Exec(ctx); err != nil {
 		return translate(err)
+	}
+	if keep <= 0 {
+		return nil // as AppendLedger: no bound
 	}
 	// Bounded per conversation: drop every excerpt older than the keep-th newest.
 	if t.s.postgres {

@@ -1,6 +1,6 @@
 // Package storetest is the one behavioural suite every continuity.Store must
-// pass. It drives the store through continuity.Service (and through Tx
-// methods directly where a method's own error contract is asserted), so the
+// pass. It drives the store through continuity.Service, and calls every
+// Store and Tx method directly in a contract case of its own, so the
 // lifecycle matrix, tenant isolation, the lease boundaries (with an injected
 // clock) and concurrency (goroutines and OS processes) are asserted once,
 // here, and run against SQLite always and Postgres when
@@ -26,6 +26,7 @@
 //	isolation.go   tenant isolation and row-level security
 //	grants.go      the runtime role's exact grants, tried as the role; trims bounded to the tenant
 //	txerrors.go    every Tx method returns baton's codes itself, inside the transaction
+//	txcontract.go  every Store and Tx method on its own: results, order, limits, codes, tenancy
 //	concurrency.go goroutines and OS processes writing one store
 //	scenarios.go   RunScenarios: hook events through continuity.API alone, for every implementation of it
 package storetest

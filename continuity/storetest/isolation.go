@@ -64,7 +64,7 @@ func testIsolation(t *testing.T, h Harness) {
 			t.Skip("this store enforces tenancy in its statements only (every statement filters on user_id)")
 		}
 		mustOpen(t, f, tenantA, startup("s1"))
-		for _, table := range []string{"agent_sessions", "ledger"} {
+		for _, table := range []string{"agent_sessions", "ledger", "continuity_records"} {
 			n, err := u.UnscopedCount(ctx, table)
 			if err != nil {
 				t.Fatal(err)

@@ -56,6 +56,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("TxErrors", func(t *testing.T) { testTxErrors(t, h) })
 	t.Run("Grants", func(t *testing.T) { testGrants(t, h) })
 	t.Run("Scenarios", func(t *testing.T) { RunScenarios(t, LocalScenarios(h)) })
+	t.Run("TxContract", func(t *testing.T) { testTxContract(t, h) })
 }
 
 // Clock is a settable test clock, safe for concurrent use.
