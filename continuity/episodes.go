@@ -207,6 +207,35 @@ func (e *Episodes) start(ctx context.Context, ev HookEvent) (HookOutcome, error)
 	return out, err
 }
 
+// Briefing renders what a startup would show for the project read from
+// the working directory cwd (or project, when given): the briefing and the
+// newest handover with its freshness and its divergence against cwd's HEAD.
+//
+// Errors: those of API.Briefing and API.Records.
+func (e *Episodes) Briefing(ctx context.Context, cwd, project string) (string, error) {
+	if project == "" {
+		project = workdir.Project(cwd)
+	}
+	_, budget := e.startBudget()
+	b, err := e.API.Briefing(ctx, BriefingParams{Project: project, Budget: budget})
+	if err != nil {
+		return "", err
+	}
+	rs, err := e.API.Records(ctx, RecordQuery{ByProject: true, Project: project, Kinds: []RecordKind{RecordHandover}, Limit: 1})
+	if err != nil {
+		return "", err
+	}
+	var h *Record
+	if len(rs) > 0 {
+		h = &rs[0]
+	}
+	handover := e.handover(ctx, HookEvent{Cwd: cwd}, h)
+	if handover == "" {
+		return b.Text, nil
+	}
+	return strings.TrimRight(b.Text, "\n") + "\n\n" + handover, nil
+}
+
 // handover renders the newest handover with its freshness and its
 // divergence against the working directory's HEAD, or "" when there is none.
 func (e *Episodes) handover(ctx context.Context, ev HookEvent, h *Record) string {
