@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -56,6 +58,9 @@ type Bottler struct {
 	Marker MarkerArmer
 	// Clock is the time source; nil is SystemClock.
 	Clock Clock
+	// Limits are the file-read limits of the harness that reads the
+	// bottles; zero is ReadLimitsFor(Agent).
+	Limits ReadLimits
 
 	// locked, when set, runs while a render holds the session lock; tests
 	// use it to observe that renders never overlap.
@@ -64,8 +69,11 @@ type Bottler struct {
 
 // Bottle describes a written bottle (or, in ModeTimeline, its absence).
 type Bottle struct {
-	// Path is the bottle's absolute path; empty in ModeTimeline.
+	// Path is the absolute path of the bottle's index; empty in
+	// ModeTimeline. Its pages are files beside it.
 	Path string
+	// Plan is the reads a pointer to the bottle asks for.
+	Plan ReadPlan
 	// Mode is the ladder rung rendered.
 	Mode Mode
 	// Gap counts tool events whose observations are not written yet.
@@ -89,33 +97,111 @@ func (b *Bottler) Dir() string {
 	return filepath.Join(b.Home, "bottles")
 }
 
-// Path returns where the session's bottle lives, or ErrInvalidSession.
+// Path returns where the session's bottle index lives, or
+// ErrInvalidSession. The bottle is a directory, <session>.bottle, holding
+// the index (IndexName) and the pages (PageName).
 func (b *Bottler) Path(sessionID string) (string, error) {
+	dir, err := b.bottleDir(sessionID)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, IndexName), nil
+}
+
+// bottleDir returns the session's bottle directory, absolute.
+func (b *Bottler) bottleDir(sessionID string) (string, error) {
 	if err := ValidateSessionID(sessionID); err != nil {
 		return "", err
 	}
 	if !validAgentDir(b.Agent) {
 		return "", fmt.Errorf("bottle: agent %q is not a valid agent name", b.Agent)
 	}
-	p, err := filepath.Abs(filepath.Join(b.Dir(), sessionID+".md"))
+	p, err := filepath.Abs(filepath.Join(b.Dir(), sessionID+bottleSuffix))
 	if err != nil {
 		return "", fmt.Errorf("bottle: %w", err)
 	}
 	return p, nil
 }
 
-// Read returns the session's current bottle. A session with no bottle
+// bottleSuffix ends a bottle directory's name. A session id cannot end in
+// it and name another session's lock or cache, nor be the archive.
+const bottleSuffix = ".bottle"
+
+// Read returns the session's current bottle as one document: the index,
+// then every page in order, as Render's Markdown. A session with no bottle
 // returns an error wrapping os.ErrNotExist.
 func (b *Bottler) Read(sessionID string) ([]byte, error) {
-	p, err := b.Path(sessionID)
+	dir, err := b.bottleDir(sessionID)
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(p)
+	data, err := readBottle(dir)
 	if err != nil {
 		return nil, fmt.Errorf("bottle: read: %w", err)
 	}
 	return data, nil
+}
+
+// readBottle concatenates a bottle directory's index and pages.
+func readBottle(dir string) ([]byte, error) {
+	data, err := os.ReadFile(filepath.Join(dir, IndexName))
+	if err != nil {
+		return nil, err
+	}
+	pages, err := pageFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range pages {
+		pg, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		data = append(data, '\n')
+		data = append(data, pg...)
+	}
+	return data, nil
+}
+
+// pageFiles lists a bottle directory's page files in page order.
+func pageFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if pageNumber(e.Name()) > 0 {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Slice(names, func(i, j int) bool { return pageNumber(names[i]) < pageNumber(names[j]) })
+	return names, nil
+}
+
+// pageNumber returns the number of a page file name, or 0 for any other
+// name.
+func pageNumber(name string) int {
+	digits, ok := strings.CutPrefix(name, "page-")
+	if !ok {
+		return 0
+	}
+	digits, ok = strings.CutSuffix(digits, ".md")
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil || n <= 0 || PageName(n) != name {
+		return 0
+	}
+	return n
+}
+
+func (b *Bottler) limits() ReadLimits {
+	if b.Limits != (ReadLimits{}) {
+		return b.Limits.orDefault()
+	}
+	return ReadLimitsFor(b.Agent)
 }
 
 // Render brings the session's bottle up to date with its transcript and
@@ -125,11 +211,13 @@ func (b *Bottler) Read(sessionID string) ([]byte, error) {
 // reconstructs the bottle from History, or returns ModeTimeline and writes
 // nothing. A failed render leaves the previous bottle intact.
 func (b *Bottler) Render(ctx context.Context, sessionID, transcriptPath string) (Bottle, error) {
-	return b.render(ctx, sessionID, transcriptPath, nil)
+	return b.render(ctx, sessionID, transcriptPath, nil, false)
 }
 
-func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, q *Queue) (Bottle, error) {
-	path, err := b.Path(sessionID)
+// render is Render with the host's queue, and, when durable is set, with
+// the bottle's files synced to disk before it returns (what Seal needs).
+func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, q *Queue, durable bool) (Bottle, error) {
+	dir, err := b.bottleDir(sessionID)
 	if err != nil {
 		return Bottle{}, err
 	}
@@ -147,16 +235,20 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 
 	// Everything below reads its sources after the lock is taken, so of two
 	// racing renders the later one sees at least what the earlier one saw.
-	page := Page{SessionID: sessionID, Queue: q}
+	lim := b.limits()
+	page := Page{SessionID: sessionID, Queue: q, Limits: lim, win: &window{}}
 	statePath := filepath.Join(b.Dir(), sessionID+".state.gob")
+	old := readState(statePath)
+	if _, err := os.Stat(filepath.Join(dir, IndexName)); err != nil {
+		old = nil // the pages the cache describes are gone
+	}
+	var st *state
 	if transcriptPath != "" {
-		st, err := refresh(statePath, transcriptPath)
+		st, err = refresh(old, transcriptPath, lim, b.Observations != nil)
 		switch {
 		case err == nil:
 			page.Transcript = &st.Transcript
-			if err := writeState(statePath, st); err != nil {
-				return Bottle{}, err
-			}
+			page.win = st.window()
 		case errors.Is(err, os.ErrNotExist):
 		default:
 			return Bottle{}, err
@@ -176,21 +268,114 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 		}
 		page.Record = &rec
 	}
-	res := Render(page, b.clock().Now())
+	res := render(page, b.clock().Now())
 	if res.Mode == ModeTimeline {
 		return Bottle{Mode: ModeTimeline}, nil
 	}
-	if err := WriteFileAtomic(path, res.Markdown, 0o600); err != nil {
+	var prev []pageMeta
+	synced := 0 // leading pages known to be on disk
+	if old != nil && res.Mode == ModeFull {
+		prev, synced = old.Pages, old.Synced
+	}
+	first, err := writePages(dir, res, prev)
+	if err != nil {
 		return Bottle{}, err
 	}
-	return Bottle{Path: path, Mode: res.Mode, Gap: res.Gap, Task: res.Task}, nil
+	synced = min(synced, first, len(res.metas))
+	if durable {
+		if err := syncBottle(dir, synced); err != nil {
+			return Bottle{}, err
+		}
+		synced = len(res.metas)
+	}
+	if res.Mode == ModeFull {
+		st.Synced = synced
+		st.advance(res, windowed(st.Transcript.Format, page.HostObservations))
+		if err := writeState(statePath, st); err != nil {
+			return Bottle{}, err
+		}
+	} else if err := os.Remove(statePath); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return Bottle{}, fmt.Errorf("bottle: %w", err)
+	}
+	return Bottle{Path: filepath.Join(dir, IndexName), Plan: planOf(dir, res), Mode: res.Mode, Gap: res.Gap, Task: res.Task}, nil
 }
 
-// Archive moves the session's bottle to Home/bottles/archive/<UTC
-// timestamp>-<session>.md and drops its parse cache: what /clear does. It
-// returns the archived path, or "" when the session had no bottle.
+// writePages brings a bottle directory up to date with a render: it
+// replaces each laid-out page whose bytes changed since prev (the pages of
+// the render the cache came from; nil rewrites every one), then the index,
+// then removes any page past the new last one. It returns the index of the
+// first page it wrote (len(res.metas) when none). Each file is replaced
+// whole by rename, so a reader sees it old or new and a render that fails
+// leaves the rest as it was; syncing for power loss is Seal's (syncBottle).
+func writePages(dir string, res Result, prev []pageMeta) (first int, err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return 0, fmt.Errorf("bottle: %w", err)
+	}
+	first = len(res.metas)
+	for i, data := range res.Pages {
+		n := res.from + i
+		if n < len(prev) && prev[n].Sum == res.metas[n].Sum {
+			continue
+		}
+		first = min(first, n)
+		if err := replaceFile(filepath.Join(dir, PageName(n+1)), data, 0o600, false); err != nil {
+			return 0, err
+		}
+	}
+	if err := replaceFile(filepath.Join(dir, IndexName), res.Index, 0o600, false); err != nil {
+		return 0, err
+	}
+	// The directory, not the cache, says which pages exist: a render that
+	// crashed after writing pages but before its cache may have left more.
+	last := len(res.metas)
+	names, err := pageFiles(dir)
+	if err != nil {
+		return 0, fmt.Errorf("bottle: %w", err)
+	}
+	for _, name := range names {
+		if pageNumber(name) > last {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return 0, fmt.Errorf("bottle: %w", err)
+			}
+		}
+	}
+	return first, nil
+}
+
+// syncBottle makes a bottle directory's files and names durable, the pages
+// from index from on (those before it are known to be on disk already, and
+// a page once synced changes only by being rewritten), the index, and the
+// directories: what Seal does before arming a marker that points at them.
+func syncBottle(dir string, from int) error {
+	names, err := pageFiles(dir)
+	if err != nil {
+		return fmt.Errorf("bottle: sync: %w", err)
+	}
+	names = names[min(from, len(names)):]
+	for _, name := range append(names, IndexName) {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			return fmt.Errorf("bottle: sync: %w", err)
+		}
+		err = f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("bottle: sync: %w", err)
+		}
+	}
+	syncDir(dir)
+	syncDir(filepath.Dir(dir))
+	return nil
+}
+
+// Archive moves the session's bottle directory to
+// Home/bottles/archive/<UTC timestamp>-<session>.bottle and drops its
+// cache: what /clear does. It returns the archived directory, or "" when
+// the session had no bottle.
 func (b *Bottler) Archive(ctx context.Context, sessionID string) (string, error) {
-	path, err := b.Path(sessionID)
+	dir, err := b.bottleDir(sessionID)
 	if err != nil {
 		return "", err
 	}
@@ -205,7 +390,7 @@ func (b *Bottler) Archive(ctx context.Context, sessionID string) (string, error)
 	if err := os.Remove(filepath.Join(b.Dir(), sessionID+".state.gob")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("bottle: archive: %w", err)
 	}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}
 	archive := filepath.Join(b.Dir(), "archive")
@@ -213,14 +398,14 @@ func (b *Bottler) Archive(ctx context.Context, sessionID string) (string, error)
 		return "", fmt.Errorf("bottle: archive: %w", err)
 	}
 	stamp := b.clock().Now().UTC().Format("20060102T150405Z")
-	dst := filepath.Join(archive, stamp+"-"+sessionID+".md")
+	dst := filepath.Join(archive, stamp+"-"+sessionID+bottleSuffix)
 	for n := 2; ; n++ {
 		if _, err := os.Stat(dst); errors.Is(err, os.ErrNotExist) {
 			break
 		}
-		dst = filepath.Join(archive, fmt.Sprintf("%s-%d-%s.md", stamp, n, sessionID))
+		dst = filepath.Join(archive, fmt.Sprintf("%s-%d-%s%s", stamp, n, sessionID, bottleSuffix))
 	}
-	if err := os.Rename(path, dst); err != nil {
+	if err := os.Rename(dir, dst); err != nil {
 		return "", fmt.Errorf("bottle: archive: %w", err)
 	}
 	return dst, nil
@@ -228,7 +413,7 @@ func (b *Bottler) Archive(ctx context.Context, sessionID string) (string, error)
 
 // stateVersion changes whenever the cached parse would be read differently;
 // a cache of another version is discarded and the transcript reparsed.
-const stateVersion = 1
+const stateVersion = 2
 
 // prefixLen is how much of the transcript's head the cursor fingerprints to
 // notice a file replaced by another of at least the same length.
@@ -246,19 +431,116 @@ type Cursor struct {
 	PrefixSum string `json:"prefixSum"`
 }
 
-// state is the parse cache kept beside a bottle (<session>.state.gob): the
-// cursor and everything parsed up to it, already privacy filtered. gob,
-// because a routine re-render decodes it whole and it is bottle-sized.
+// state is the cache kept beside a bottle (<session>.state.gob): the
+// cursor, the pages of the last render, and the parse a routine render
+// needs. Once a page is followed by settled conversation it never changes
+// again (it is frozen); the cache then keeps only the entries from the
+// first page that may still change (the window) on, plus what the frozen
+// part must still answer for (past), so a routine render decodes, lays out
+// and writes work proportional to what was appended, not to the session.
+// gob, because a routine render decodes it whole.
 type state struct {
-	Version    int        `json:"version"`
-	Cursor     Cursor     `json:"cursor"`
-	Transcript Transcript `json:"transcript"`
+	Version    int
+	Cursor     Cursor
+	Limits     ReadLimits
+	Transcript Transcript // from the window on; whole when Past is nil
+	Past       *past      // nil: Transcript is whole and every page is laid out anew
+	Pages      []pageMeta // every page of the last render
+	Frozen     int        // how many of Pages precede the window
+	Turns      int        // prompts before the window
+	Task       string     // the current task as of the window's start
+	Request    request
+	Synced     int // leading pages synced to disk since they were last written
+}
+
+// windowed reports whether a render may keep only a window of the parse:
+// its observations come from the transcript itself (a host's may be placed
+// on any page), and its format only ever appends entries (a format not
+// listed here may rewrite what a reader saw, and keeps its whole parse).
+func windowed(f Format, host bool) bool {
+	return !host && (f == FormatClaudeCode || f == FormatCodex)
+}
+
+// window returns what a render lays out after: the frozen pages and what
+// the entries before the window carried into it.
+func (st *state) window() *window {
+	if st.Past == nil {
+		return &window{}
+	}
+	return &window{frozen: st.Pages[:st.Frozen], turns: st.Turns, task: st.Task, request: st.Request}
+}
+
+// advance moves the window to the page the next render restarts at: the
+// entries before it are dropped from the parse, and what they leave behind
+// is kept in Past. When the parse may not be windowed, it stays whole.
+func (st *state) advance(res Result, window bool) {
+	st.Pages, st.Request = res.metas, res.request
+	if !window {
+		st.Past, st.Frozen, st.Turns, st.Task = nil, 0, 0, ""
+		return
+	}
+	t := &st.Transcript
+	if st.Past == nil {
+		st.Past = &past{}
+	}
+	if st.Past.Open == nil {
+		st.Past.Open = map[string]bool{}
+	}
+	if st.Past.Msgs == nil {
+		st.Past.Msgs = map[string]bool{}
+	}
+	if res.restart >= len(res.metas) { // nothing left to restart at: read it all next time
+		*st = state{Version: stateVersion, Limits: st.Limits, Pages: res.metas, Request: res.request}
+		return
+	}
+	pos := res.metas[res.restart].StartPos
+	if res.settled < pos {
+		// A call still pending sits before the restart page: only possible
+		// while nothing before it was laid out (its line will land ahead of
+		// everything), so the window keeps it.
+		if res.restart > 0 {
+			return
+		}
+		pos = 0
+	}
+	k := sort.Search(len(t.Entries), func(i int) bool { return t.Entries[i].Pos >= pos })
+	for i := range t.Entries[:k] {
+		e := &t.Entries[i]
+		switch e.Kind {
+		case KindUser:
+			clear(st.Past.Msgs)
+			if text := Scrub(e.Text); text != "" {
+				st.Turns++
+				st.Task = oneLine(text, maxBrief)
+			}
+		case KindAssistant:
+			if e.MessageID != "" {
+				st.Past.Msgs[e.MessageID] = true
+			}
+		case KindToolCall:
+			if !e.Done && e.ToolUseID != "" {
+				st.Past.Open[e.ToolUseID] = true
+			}
+		}
+	}
+	t.Entries = append([]Entry(nil), t.Entries[k:]...)
+	for i := range t.Entries {
+		if t.Entries[i].Kind == KindUser {
+			clear(st.Past.Msgs) // no later text can reach past a prompt
+			break
+		}
+	}
+	t.calls = nil
+	st.Frozen = res.restart
 }
 
 // refresh loads the cached parse, discards it if the transcript shrank or
-// was replaced, and parses the bytes added since. It returns an error
-// wrapping os.ErrNotExist when the transcript is gone.
-func refresh(statePath, transcriptPath string) (*state, error) {
+// was replaced, if it was laid out for other limits, or if it is a window
+// and this render needs the whole parse, and parses the bytes added since.
+// When a new line touches an entry before the window, the transcript is
+// parsed again from the start. It returns an error wrapping os.ErrNotExist
+// when the transcript is gone.
+func refresh(st *state, transcriptPath string, lim ReadLimits, host bool) (*state, error) {
 	f, err := os.Open(transcriptPath)
 	if err != nil {
 		return nil, fmt.Errorf("bottle: open transcript: %w", err)
@@ -268,23 +550,32 @@ func refresh(statePath, transcriptPath string) (*state, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bottle: stat transcript: %w", err)
 	}
-	st := readState(statePath)
-	if st == nil || st.Cursor.Transcript != transcriptPath || fi.Size() < st.Cursor.Offset {
+	if st == nil || st.Cursor.Transcript != transcriptPath || fi.Size() < st.Cursor.Offset || st.Limits != lim ||
+		st.Past != nil && !windowed(st.Transcript.Format, host) {
 		st = &state{}
 	} else if sum, err := prefixSum(f, st.Cursor.PrefixLen); err != nil || sum != st.Cursor.PrefixSum {
 		st = &state{}
 	}
-	st.Version = stateVersion
-	st.Cursor.Transcript = transcriptPath
-	if _, err := f.Seek(st.Cursor.Offset, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("bottle: seek transcript: %w", err)
+	for {
+		st.Version, st.Limits = stateVersion, lim
+		st.Cursor.Transcript = transcriptPath
+		st.Transcript.past = st.Past
+		if _, err := f.Seek(st.Cursor.Offset, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("bottle: seek transcript: %w", err)
+		}
+		off, err := st.Transcript.ReadLines(f, st.Cursor.Offset)
+		if err != nil {
+			return nil, fmt.Errorf("bottle: read transcript: %w", err)
+		}
+		if st.Past != nil && st.Past.stale {
+			st = &state{} // a line reached before the window: read it all again
+			continue
+		}
+		st.Cursor.Offset = off
+		break
 	}
-	off, err := st.Transcript.ReadLines(f, st.Cursor.Offset)
-	if err != nil {
-		return nil, fmt.Errorf("bottle: read transcript: %w", err)
-	}
-	st.Cursor.Offset = off
-	st.Cursor.PrefixLen = int(min(off, prefixLen))
+	st.Transcript.past = nil
+	st.Cursor.PrefixLen = int(min(st.Cursor.Offset, prefixLen))
 	if st.Cursor.PrefixSum, err = prefixSum(f, st.Cursor.PrefixLen); err != nil {
 		return nil, err
 	}
@@ -301,25 +592,54 @@ func prefixSum(f *os.File, n int) (string, error) {
 }
 
 // readState returns the cached parse, or nil when there is none usable: a
-// missing, corrupt or old cache only costs a full parse.
+// missing, torn, corrupt or old cache only costs a full parse.
 func readState(path string) *state {
 	data, err := os.ReadFile(path)
-	if err != nil {
+	if err != nil || len(data) < sha256.Size {
+		return nil
+	}
+	sum, body := data[:sha256.Size], data[sha256.Size:]
+	if got := sha256.Sum256(body); !bytes.Equal(sum, got[:]) {
 		return nil
 	}
 	var st state
-	if gob.NewDecoder(bytes.NewReader(data)).Decode(&st) != nil || st.Version != stateVersion {
+	if gob.NewDecoder(bytes.NewReader(body)).Decode(&st) != nil || st.Version != stateVersion ||
+		st.Frozen < 0 || st.Frozen > len(st.Pages) || (st.Past != nil && st.Frozen == len(st.Pages)) {
 		return nil
 	}
 	return &st
 }
 
+// writeState overwrites the cache in place, its SHA-256 first: only
+// renders, under the session's lock, read it, and one torn by a crash
+// fails its sum and costs one full parse. Replacing it by rename instead
+// would cost a file creation and, on ext4, a flush on every render. It is
+// not synced: a cache older than the pages describes pages the next render
+// lays out again.
 func writeState(path string, st *state) error {
 	var buf bytes.Buffer
+	buf.Write(make([]byte, sha256.Size))
 	if err := gob.NewEncoder(&buf).Encode(st); err != nil {
 		return fmt.Errorf("bottle: encode state: %w", err)
 	}
-	return WriteFileAtomic(path, buf.Bytes(), 0o600)
+	data := buf.Bytes()
+	sum := sha256.Sum256(data[sha256.Size:])
+	copy(data, sum[:])
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("bottle: write state: %w", err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Truncate(int64(len(data)))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("bottle: write state: %w", err)
+	}
+	return nil
 }
 
 // validAgentDir reports whether agent can name a directory of bottles: empty

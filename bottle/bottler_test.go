@@ -111,10 +111,10 @@ func TestRenderMutex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if readString(t, got.Path) != readString(t, want.Path) {
+	if readBottleAt(t, got.Path) != readBottleAt(t, want.Path) {
 		t.Error("bottle after racing renders differs from a fresh render")
 	}
-	if !strings.Contains(readString(t, got.Path), "answer 20") {
+	if !strings.Contains(readBottleAt(t, got.Path), "answer 20") {
 		t.Error("last turn missing")
 	}
 	st := readState(filepath.Join(b.Dir(), session+".state.gob"))
@@ -207,14 +207,14 @@ func TestPrivacyOnEveryPath(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return readString(t, r.Path) + readString(t, filepath.Join(b.Dir(), session+".state.gob"))
+			return readBottleAt(t, r.Path) + readString(t, filepath.Join(b.Dir(), session+".state.gob"))
 		},
 		"seal": func(t *testing.T, b *Bottler) string {
 			r, err := b.Seal(ctx, session, path, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return readString(t, r.Path)
+			return readBottleAt(t, r.Path)
 		},
 		"on demand": func(t *testing.T, b *Bottler) string {
 			return string(Render(Page{SessionID: session, Transcript: parseFile(t, path)}, renderedAt).Markdown)
@@ -225,7 +225,7 @@ func TestPrivacyOnEveryPath(t *testing.T) {
 			if err != nil || r.Mode != ModeReconstructed {
 				t.Fatalf("%+v %v", r, err)
 			}
-			return readString(t, r.Path)
+			return readBottleAt(t, r.Path)
 		},
 	}
 	for name, render := range paths {
@@ -255,7 +255,7 @@ func TestTornLineAcrossRenders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := readString(t, r.Path); strings.Contains(out, "second prompt") || !strings.Contains(out, "first answer") {
+	if out := readBottleAt(t, r.Path); strings.Contains(out, "second prompt") || !strings.Contains(out, "first answer") {
 		t.Fatalf("torn render:\n%s", out)
 	}
 	appendFile(t, path, full[cut:])
@@ -263,7 +263,7 @@ func TestTornLineAcrossRenders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := readString(t, r.Path); strings.Count(out, "\nsecond prompt that is torn") != 1 {
+	if out := readBottleAt(t, r.Path); strings.Count(out, "\nsecond prompt that is torn") != 1 {
 		t.Fatalf("completed line not picked up once:\n%s", out)
 	}
 }
@@ -284,7 +284,7 @@ func TestIncrementalCursor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return readString(t, r.Path)
+		return readBottleAt(t, r.Path)
 	}
 	fresh := func(path string) string {
 		return render(&Bottler{Home: t.TempDir(), Clock: newFakeClock()}, path)
@@ -353,13 +353,13 @@ func TestFailedRenderKeepsBottle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := readString(t, r.Path)
+	before := readBottleAt(t, r.Path)
 	src.err = errors.New("observation store down")
 	appendFile(t, path, (&transcriptLines{}).user("more").String())
 	if _, err := b.Render(ctx, session, path); err == nil {
 		t.Fatal("render succeeded with a failing source")
 	}
-	if readString(t, r.Path) != before {
+	if readBottleAt(t, r.Path) != before {
 		t.Error("failed render changed the bottle")
 	}
 	entries, _ := os.ReadDir(b.Dir())
@@ -417,7 +417,7 @@ func TestDegradedBottle(t *testing.T) {
 	if res.Mode != ModeReconstructed || !res.Sealed || !res.Armed {
 		t.Fatalf("result %+v", res)
 	}
-	out := readString(t, res.Path)
+	out := readBottleAt(t, res.Path)
 	if strings.Contains(out, "**Assistant**") {
 		t.Error("a reconstructed bottle has an assistant slot")
 	}
@@ -464,9 +464,9 @@ func TestAgentDirectories(t *testing.T) {
 		want  string
 		ok    bool
 	}{
-		{"", filepath.Join(home, "bottles", "s-1.md"), true},
-		{"claude-code", filepath.Join(home, "bottles", "claude-code", "s-1.md"), true},
-		{"codex", filepath.Join(home, "bottles", "codex", "s-1.md"), true},
+		{"", filepath.Join(home, "bottles", "s-1.bottle", IndexName), true},
+		{"claude-code", filepath.Join(home, "bottles", "claude-code", "s-1.bottle", IndexName), true},
+		{"codex", filepath.Join(home, "bottles", "codex", "s-1.bottle", IndexName), true},
 		{"../x", "", false},
 		{"-x", "", false},
 		{"Codex", "", false},

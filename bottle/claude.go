@@ -56,7 +56,7 @@ func (t *Transcript) parseClaude(pos int64, line []byte) bool {
 	case "user", "assistant":
 	case "system":
 		if l.subtype == "compact_boundary" {
-			t.Compactions++
+			t.compacted(pos)
 		}
 		return true
 	default:

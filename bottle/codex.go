@@ -70,7 +70,7 @@ func (t *Transcript) parseCodex(pos int64, line []byte) bool {
 		t.observeTime(ts)
 		return true
 	case "compacted":
-		t.Compactions++
+		t.compacted(pos)
 		return true
 	case "response_item":
 	default:

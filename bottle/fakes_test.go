@@ -190,3 +190,14 @@ func readString(t testing.TB, path string) string {
 	}
 	return string(b)
 }
+
+// readBottleAt returns the bottle whose index is at indexPath as one
+// document: the index, then every page.
+func readBottleAt(t testing.TB, indexPath string) string {
+	t.Helper()
+	b, err := readBottle(filepath.Dir(indexPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

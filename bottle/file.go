@@ -43,7 +43,15 @@ func ValidateSessionID(id string) error {
 // or the new one, never a mix: it writes a temporary sibling, syncs it and
 // renames it over path (on Windows, os.Rename replaces an existing file).
 // When anything fails the temporary file is removed and path is untouched.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	return replaceFile(path, data, perm, true)
+}
+
+// replaceFile is WriteFileAtomic, syncing the file and its directory only
+// when sync is set. Unsynced, the replacement is still atomic for readers
+// and for a crash of the process; only its survival of a power cut is left
+// to the file system.
+func replaceFile(path string, data []byte, perm os.FileMode, sync bool) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -61,21 +69,30 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 	if _, err = tmp.Write(data); err != nil {
 		return fmt.Errorf("bottle: write %s: %w", path, err)
 	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("bottle: sync %s: %w", path, err)
+	if sync {
+		if err = tmp.Sync(); err != nil {
+			return fmt.Errorf("bottle: sync %s: %w", path, err)
+		}
 	}
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("bottle: close %s: %w", path, err)
 	}
-	if err = os.Chmod(tmp.Name(), perm); err != nil {
-		return fmt.Errorf("bottle: chmod %s: %w", path, err)
+	if perm != tempPerm { // CreateTemp made it tempPerm: spare the inode update
+		if err = os.Chmod(tmp.Name(), perm); err != nil {
+			return fmt.Errorf("bottle: chmod %s: %w", path, err)
+		}
 	}
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("bottle: rename %s: %w", path, err)
 	}
-	syncDir(dir)
+	if sync {
+		syncDir(dir)
+	}
 	return nil
 }
+
+// tempPerm is the mode os.CreateTemp gives a new file.
+const tempPerm = 0o600
 
 // syncDir makes a rename durable where the platform allows opening a
 // directory to sync it. It is best effort: the rename has already happened

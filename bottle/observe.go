@@ -57,6 +57,7 @@ type Stub struct {
 
 	brief string // already derived, for stubs read from a transcript
 	code  bool
+	pos   int64 // the call's transcript position, for stubs read from a transcript
 }
 
 // gist returns the stub's brief and whether it is code.
@@ -94,7 +95,7 @@ func DeriveObservations(t *Transcript) (obs []Observation, tail []Stub) {
 			continue
 		}
 		if i > last {
-			tail = append(tail, Stub{Tool: e.Tool, Time: e.Time, ToolUseID: e.ToolUseID, brief: e.Brief, code: e.Code})
+			tail = append(tail, Stub{Tool: e.Tool, Time: e.Time, ToolUseID: e.ToolUseID, brief: e.Brief, code: e.Code, pos: e.Pos})
 			continue
 		}
 		obs = append(obs, Observation{

@@ -1,8 +1,8 @@
 package bottle
 
 import (
-	"bytes"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -40,18 +40,46 @@ type Page struct {
 	HostObservations bool
 	// Queue is the host's not-yet-observed events; nil without a drainer.
 	Queue *Queue
+	// Limits are the file-read limits of the harness that will read the
+	// bottle; zero (or too small to lay out a page) is DefaultReadLimits.
+	Limits ReadLimits
+
+	win *window // set by a routine render: only the pages from the window on are laid out
 }
 
-// Result is a rendered bottle.
+// window is what a routine render knows of the pages it does not lay out
+// again: the frozen pages before the window, and what the entries on them
+// carry into it.
+type window struct {
+	frozen  []pageMeta
+	turns   int    // prompts before the window
+	task    string // the current task as of the window's start
+	request request
+}
+
+// Result is a rendered bottle: an index and pages, each within the read
+// limits it was rendered for.
 type Result struct {
-	// Markdown is the bottle; empty in ModeTimeline.
+	// Markdown is the whole bottle as one document, the index followed by
+	// every page; empty in ModeTimeline.
 	Markdown []byte
+	// Index is the index file (IndexName): session facts, the original
+	// request and the table of pages.
+	Index []byte
+	// Pages are the page files, page 1 (PageName(1)) first.
+	Pages [][]byte
 	// Mode is the ladder rung rendered.
 	Mode Mode
 	// Gap counts tool events whose observations are not written yet.
 	Gap int
 	// Task is the one-line current task: the latest summary or last prompt.
 	Task string
+
+	metas   []pageMeta // every page, those before the window included
+	from    int        // index in metas of Pages[0]
+	restart int        // index in metas of the page the next routine render restarts at
+	settled int64      // position of the first call still pending in the transcript; MaxInt64 when none
+	request request
 }
 
 // maxTailLines bounds the stubs shown; the gap still counts them all.
@@ -62,16 +90,28 @@ const maxTailLines = 50
 // has a record with a prompt, Stop excerpt or observation, else timeline.
 // Every message passes Scrub; a message empty after it is left out.
 func Render(p Page, now time.Time) Result {
-	if p.Transcript != nil && hasMessages(p.Transcript) {
-		return renderFull(p, now)
+	p.win = nil
+	return render(p, now)
+}
+
+func render(p Page, now time.Time) Result {
+	var res Result
+	switch {
+	case p.Transcript != nil && (p.win != nil && len(p.win.frozen) > 0 || hasMessages(p.Transcript)):
+		res = renderFull(p, now)
+	case p.Record != nil && (len(p.Record.Prompts) > 0 || len(p.Record.StopExcerpts) > 0 || (p.HostObservations && len(p.Observations) > 0)):
+		res = renderReconstructed(p, now)
+	default:
+		return Result{Mode: ModeTimeline}
 	}
-	if p.Record != nil {
-		r := p.Record
-		if len(r.Prompts) > 0 || len(r.StopExcerpts) > 0 || (p.HostObservations && len(p.Observations) > 0) {
-			return renderReconstructed(p, now)
+	if p.win == nil {
+		res.Markdown = append(res.Markdown, res.Index...)
+		for _, pg := range res.Pages {
+			res.Markdown = append(res.Markdown, '\n')
+			res.Markdown = append(res.Markdown, pg...)
 		}
 	}
-	return Result{Mode: ModeTimeline}
+	return res
 }
 
 func hasMessages(t *Transcript) bool {
@@ -95,6 +135,11 @@ type item struct {
 
 func renderFull(p Page, now time.Time) Result {
 	t := p.Transcript
+	lim := p.Limits.orDefault()
+	win := p.win
+	if win == nil {
+		win = &window{}
+	}
 	var obs []Observation
 	var tail []Stub
 	calls := callIndex(t)
@@ -103,6 +148,12 @@ func renderFull(p Page, now time.Time) Result {
 		tail = transcriptTail(t, calls, obs)
 	} else {
 		obs, tail = DeriveObservations(t)
+	}
+	// The first call still pending in the transcript bounds what the next
+	// render may leave untouched: when it settles, its line lands there.
+	settled := int64(math.MaxInt64)
+	for _, s := range tail {
+		settled = min(settled, s.pos)
 	}
 	gap := len(tail)
 	if p.Queue != nil {
@@ -139,60 +190,68 @@ func renderFull(p Page, now time.Time) Result {
 		return x.seq < y.seq
 	})
 
-	var first, last string
-	for i := range t.Entries {
-		if e := &t.Entries[i]; e.Kind == KindUser {
-			if text := Scrub(e.Text); text != "" {
-				if first == "" {
-					first = text
-				}
-				last = text
+	task := win.task
+	bb := builder{w: lim.wrapWidth(), turn: win.turns, legs: t.Boundaries, prev: -1, asked: win.turns > 0}
+	content := -1 // the last block before the first pending call
+	for _, it := range items {
+		if it.obs != nil {
+			if line := observationLine(it.obs); line != "" {
+				bb.observation(it.pos, it.obs.Time, line)
+			}
+		} else if it.entry.Kind == KindUser {
+			bb.user(it.pos, it.entry.Time, it.text)
+			task = oneLine(it.text, maxBrief)
+		} else if it.entry.Kind == KindAssistant {
+			bb.assistant(it.pos, it.entry.Time, it.text)
+		}
+		if it.pos < settled {
+			content = len(bb.blocks)
+			if bb.group == nil {
+				content--
 			}
 		}
 	}
-	task := oneLine(last, maxBrief)
+	bb.end()
+	bb.tail(tail, gap)
 
-	var b bytes.Buffer
 	source := "transcript + observations"
 	if !p.HostObservations {
 		source = "transcript + observations derived from tool calls"
 	}
-	header(&b, p.SessionID, t.Project, t.Started, t.Compactions, now,
-		"full ("+source+")", task)
-	if first != "" {
-		fmt.Fprintf(&b, "## Original request\n%s\n\n", first)
+	res := layOut(&bb, lim, win, indexHead{session: p.SessionID, project: t.Project, started: t.Started,
+		compactions: t.Compactions, now: now, mode: "full (" + source + ")", task: task})
+	res.Mode, res.Gap, res.Task, res.settled = ModeFull, gap, task, settled
+	if content >= 0 {
+		res.restart = len(win.frozen) + bb.starts[content]
 	}
-	inObs := false
-	for _, it := range items {
-		if it.obs != nil {
-			line := observationLine(it.obs)
-			if line == "" {
-				continue
-			}
-			if !inObs {
-				b.WriteString("*What happened:*\n")
-				inObs = true
-			}
-			b.WriteString(line)
-			continue
-		}
-		if inObs {
-			b.WriteString("\n")
-			inObs = false
-		}
-		e := it.entry
-		switch e.Kind {
-		case KindUser:
-			fmt.Fprintf(&b, "---\n\n**User**%s\n%s\n\n", clock(e.Time), it.text)
-		case KindAssistant:
-			fmt.Fprintf(&b, "**Assistant**%s\n%s\n\n", clock(e.Time), it.text)
-		}
+	for res.restart > len(win.frozen) && (!res.metas[res.restart].Clean || res.metas[res.restart].MidBlock) {
+		res.restart--
 	}
-	if inObs {
-		b.WriteString("\n")
+	return res
+}
+
+// layOut pours the built blocks into pages after the window's frozen ones
+// and renders the index over all of them.
+func layOut(bb *builder, lim ReadLimits, win *window, h indexHead) Result {
+	pg := pager{lim: lim, number: len(win.frozen) + 1, placed: len(win.frozen) > 0}
+	for i := range bb.blocks {
+		pg.add(&bb.blocks[i])
 	}
-	writeTail(&b, tail, gap)
-	return Result{Markdown: b.Bytes(), Mode: ModeFull, Gap: gap, Task: task}
+	pg.close()
+	bb.starts = pg.starts
+	h.request = win.request
+	if bb.request != nil {
+		h.request = requestOf(bb.request, lim)
+		h.request.Page, h.request.Line = pg.req.Page, pg.req.Line
+	}
+	res := Result{from: len(win.frozen), request: h.request}
+	res.metas = append(res.metas, win.frozen...)
+	for _, lp := range pg.pages {
+		res.metas = append(res.metas, lp.meta)
+		res.Pages = append(res.Pages, lp.data)
+	}
+	res.Index = renderIndex(h, res.metas, lim)
+	return res
 }
 
 // anchor returns the transcript position an observation belongs at: its tool
@@ -274,7 +333,7 @@ func transcriptTail(t *Transcript, calls map[string]int, obs []Observation) []St
 	for i := range t.Entries {
 		e := &t.Entries[i]
 		if e.Kind == KindToolCall && e.Pos > newest {
-			tail = append(tail, Stub{Tool: e.Tool, Time: e.Time, ToolUseID: e.ToolUseID, brief: e.Brief, code: e.Code})
+			tail = append(tail, Stub{Tool: e.Tool, Time: e.Time, ToolUseID: e.ToolUseID, brief: e.Brief, code: e.Code, pos: e.Pos})
 		}
 	}
 	return tail
@@ -296,20 +355,6 @@ func mergeStubs(a, b []Stub) []Stub {
 		}
 	}
 	return out
-}
-
-func header(b *bytes.Buffer, session, project string, started time.Time, compactions int, now time.Time, mode, task string) {
-	fmt.Fprintf(b, "# Session bottle — %s\n", session)
-	if project == "" {
-		project = "(unknown)"
-	}
-	fmt.Fprintf(b, "project: %s · started: %s · legs: %d · rendered: %s\n",
-		project, stamp(started), compactions+1, stamp(now))
-	fmt.Fprintf(b, "mode: %s\n", mode)
-	if task != "" {
-		fmt.Fprintf(b, "%s%s\n", taskPrefix, task)
-	}
-	b.WriteString("\n")
 }
 
 // taskPrefix starts the header line that carries the current task;
@@ -375,39 +420,11 @@ func code(s string) string {
 	return fence + s + fence
 }
 
-func writeTail(b *bytes.Buffer, tail []Stub, gap int) {
-	if len(tail) == 0 && gap == 0 {
-		return
-	}
-	b.WriteString("---\n\n*Recent activity (observations pending — will appear in the timeline shortly):*\n")
-	shown := tail
-	if len(shown) > maxTailLines {
-		shown = shown[len(shown)-maxTailLines:]
-	}
-	for _, s := range shown {
-		brief, isCode := s.gist()
-		if isCode && brief != "" {
-			brief = code(brief)
-		}
-		line := "- ⏳ " + s.Tool
-		if brief != "" {
-			line += " — " + brief
-		}
-		if !s.Time.IsZero() {
-			line += " (" + s.Time.UTC().Format("15:04:05") + ")"
-		}
-		b.WriteString(line + "\n")
-	}
-	if hidden := max(gap, len(tail)) - len(shown); hidden > 0 {
-		fmt.Fprintf(b, "- ⏳ … and %d more\n", hidden)
-	}
-	b.WriteString("\n")
-}
-
 const truncatedMarker = "[truncated at 4000 chars]"
 
 func renderReconstructed(p Page, now time.Time) Result {
 	r := p.Record
+	lim := p.Limits.orDefault()
 	prompts := append([]Prompt(nil), r.Prompts...)
 	sort.SliceStable(prompts, func(a, b int) bool { return prompts[a].Number < prompts[b].Number })
 	excerpts := append([]StopExcerpt(nil), r.StopExcerpts...)
@@ -462,12 +479,9 @@ func renderReconstructed(p Page, now time.Time) Result {
 		}
 		return s
 	}
-	var first, lastPrompt, lastSummary string
+	var lastPrompt, lastSummary string
 	for _, x := range prompts {
 		if s := promptText(x); s != "" {
-			if first == "" {
-				first = s
-			}
 			lastPrompt = Scrub(x.Text)
 		}
 	}
@@ -481,73 +495,48 @@ func renderReconstructed(p Page, now time.Time) Result {
 		task = oneLine(lastPrompt, maxBrief)
 	}
 
-	var b bytes.Buffer
-	header(&b, p.SessionID, r.Project, r.Started, r.Compactions, now,
-		"reconstructed (transcript unavailable) — user messages verbatim; assistant messages not preserved; summaries are generated",
-		task)
-	if first != "" {
-		fmt.Fprintf(&b, "## Original request\n%s\n\n", first)
-	}
-	gi := func(n int) (ps []Prompt, os []Observation, es []StopExcerpt, ss []Summary) {
+	bb := builder{w: lim.wrapWidth(), prev: -1}
+	for _, n := range order {
+		bb.turn = n
+		bb.separator()
 		for _, x := range prompts {
-			if x.Number == n {
-				ps = append(ps, x)
+			if s := promptText(x); s != "" && x.Number == n {
+				at := ""
+				if !x.Time.IsZero() {
+					at = ", " + x.Time.UTC().Format("15:04")
+				}
+				bb.prompt(x.Time, fmt.Sprintf("**User** (prompt %d%s)", x.Number, at), s)
 			}
 		}
-		for _, x := range obs {
-			if x.PromptNumber == n {
-				os = append(os, x)
+		for i := range obs {
+			if obs[i].PromptNumber != n {
+				continue
+			}
+			if l := observationLine(&obs[i]); l != "" {
+				bb.observation(0, obs[i].Time, l)
 			}
 		}
+		bb.end()
 		for _, x := range excerpts {
-			if x.PromptNumber == n {
-				es = append(es, x)
+			if s := Scrub(x.Text); s != "" && x.PromptNumber == n {
+				at := ""
+				if !x.Time.IsZero() {
+					at = ", " + x.Time.UTC().Format("15:04")
+				}
+				bb.quoted(x.Time, fmt.Sprintf("*Assistant's last message at Stop%s (recorded excerpt, may be cut):*", at), s)
 			}
 		}
 		for _, x := range summaries {
-			if x.PromptNumber == n {
-				ss = append(ss, x)
-			}
-		}
-		return
-	}
-	for _, n := range order {
-		ps, os, es, ss := gi(n)
-		b.WriteString("---\n\n")
-		for _, x := range ps {
-			if s := promptText(x); s != "" {
-				at := ""
-				if !x.Time.IsZero() {
-					at = ", " + x.Time.UTC().Format("15:04")
-				}
-				fmt.Fprintf(&b, "**User** (prompt %d%s)\n%s\n\n", x.Number, at, s)
-			}
-		}
-		var lines []string
-		for i := range os {
-			if l := observationLine(&os[i]); l != "" {
-				lines = append(lines, l)
-			}
-		}
-		if len(lines) > 0 {
-			b.WriteString("*What happened:*\n" + strings.Join(lines, "") + "\n")
-		}
-		for _, x := range es {
-			if s := Scrub(x.Text); s != "" {
-				at := ""
-				if !x.Time.IsZero() {
-					at = ", " + x.Time.UTC().Format("15:04")
-				}
-				fmt.Fprintf(&b, "*Assistant's last message at Stop%s (recorded excerpt, may be cut):*\n%s\n\n", at, quote(s))
-			}
-		}
-		for _, x := range ss {
-			if s := Scrub(x.Text); s != "" {
-				fmt.Fprintf(&b, "> Session summary (generated — not verbatim)\n>\n%s\n\n", quote(s))
+			if s := Scrub(x.Text); s != "" && x.PromptNumber == n {
+				bb.quoted(x.Time, "> Session summary (generated — not verbatim)\n>", s)
 			}
 		}
 	}
-	return Result{Markdown: b.Bytes(), Mode: ModeReconstructed, Task: task}
+	res := layOut(&bb, lim, &window{}, indexHead{session: p.SessionID, project: r.Project, started: r.Started,
+		compactions: r.Compactions, now: now, task: task,
+		mode: "reconstructed (transcript unavailable) — user messages verbatim; assistant messages not preserved; summaries are generated"})
+	res.Mode, res.Task = ModeReconstructed, task
+	return res
 }
 
 func byTurn(na int, ta time.Time, nb int, tb time.Time) bool {

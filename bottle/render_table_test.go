@@ -76,7 +76,7 @@ func TestRenderPlacement(t *testing.T) {
 			res := Render(Page{SessionID: "s", Transcript: tr, Observations: []Observation{c.obs}, HostObservations: true}, renderedAt)
 			out := string(res.Markdown)
 			line := fmt.Sprintf("- [#%s] %s", c.obs.ID, c.obs.Title)
-			sec := section(out, "**User**"+clock(tr.Entries[0].Time)+"\n"+c.inTurn)
+			sec := section(out, "**User** (turn 1, "+tr.Entries[0].Time.Format("15:04")+")\n"+c.inTurn)
 			if c.inTurn == "second ask" {
 				sec = section(out, "\nsecond ask")
 			}

@@ -56,6 +56,11 @@ type Marker struct {
 	// Task is the one-line current task at seal, so the pointer can be
 	// rendered wherever the marker is claimed.
 	Task string `json:"task,omitempty"`
+	// Plan is the reads the pointer asks for. Stores do not keep it: it is
+	// read from the bottle's files where the bottle is, when the marker is
+	// claimed (Continuation, or PlanReads of Path), so it names the pages as
+	// they are then.
+	Plan ReadPlan `json:"-"`
 	// ArmedAt is when the marker was armed; zero (absent on the wire) lets
 	// the store stamp its own now.
 	ArmedAt time.Time `json:"armedAt,omitzero"`
@@ -96,7 +101,8 @@ type SealResult struct {
 
 // Seal is what PreCompact runs: it waits, within budget, for the host's
 // pending observations to be written, renders the bottle with whatever is
-// still pending as an honest tail, and arms the injection marker. budget 0
+// still pending as an honest tail, syncs its files to disk, and arms the
+// injection marker. budget 0
 // means DefaultSealBudget and is capped at MaxSealBudget. ctx ending also
 // ends the wait; the render that follows still runs under ctx. The wait ends early when the host is drained, or when
 // its generator has been dead (pending work, nothing working) across two
@@ -116,7 +122,7 @@ func (b *Bottler) Seal(ctx context.Context, sessionID, transcriptPath string, bu
 			drained = st.Pending == 0
 		}
 	}
-	bt, err := b.render(ctx, sessionID, transcriptPath, q)
+	bt, err := b.render(ctx, sessionID, transcriptPath, q, true)
 	if err != nil {
 		return SealResult{}, err
 	}

@@ -3,6 +3,7 @@ package bottle
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -64,7 +65,7 @@ func TestSealMidTurn(t *testing.T) {
 			if !res.Sealed || !res.Armed || res.Gap != c.wantGap || res.Mode != ModeFull {
 				t.Fatalf("result %+v", res)
 			}
-			out := readString(t, res.Path)
+			out := readBottleAt(t, res.Path)
 			for _, want := range []string{"Now I'll run the whole suite to confirm.", "Found it: the heartbeat never flushes.", c.wantStub, "*Recent activity (observations pending"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("bottle lacks %q:\n%s", want, out)
@@ -212,15 +213,15 @@ func TestClear(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := readString(t, res.Path)
+	before := readBottleAt(t, res.Path)
 	archived, err := b.Archive(ctx, session)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := b.Dir() + "/archive/20261130T020000Z-" + session + ".md"; archived != want {
+	if want := filepath.Join(b.Dir(), "archive", "20261130T020000Z-"+session+".bottle"); archived != want {
 		t.Errorf("archived to %s, want %s", archived, want)
 	}
-	if readString(t, archived) != before {
+	if readBottleAt(t, filepath.Join(archived, IndexName)) != before {
 		t.Error("archived bottle differs from the active one")
 	}
 	if _, err := b.Read(session); err == nil {
@@ -234,7 +235,7 @@ func TestClear(t *testing.T) {
 		t.Fatal(err)
 	}
 	second, err := b.Archive(ctx, session)
-	if err != nil || second == archived || !strings.HasSuffix(second, "-2-"+session+".md") {
+	if err != nil || second == archived || !strings.HasSuffix(second, "-2-"+session+".bottle") {
 		t.Errorf("second archive %q %v", second, err)
 	}
 }

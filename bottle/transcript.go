@@ -77,12 +77,33 @@ type Transcript struct {
 	Started time.Time `json:"started"`
 	// Compactions counts the compactions the transcript records.
 	Compactions int `json:"compactions"`
+	// Boundaries are the positions of the compactions recorded, ascending:
+	// an entry after n of them belongs to leg n+1.
+	Boundaries []int64 `json:"boundaries,omitempty"`
 	// Entries are the kept entries in transcript order.
 	Entries []Entry `json:"entries"`
 	// Skipped counts complete lines that were not valid JSON.
 	Skipped int `json:"skipped"`
 
 	calls map[string]int // tool-use id → index in Entries; rebuilt on load
+	past  *past          // set when Entries hold only what a routine render lays out again
+}
+
+// past is what a transcript whose Entries begin part-way still knows of the
+// entries before them, to notice a line that would change one: a result
+// for a call still unanswered there, or more text of a message begun there.
+// Such a line makes the transcript stale: it must be read again from the
+// start.
+type past struct {
+	Open  map[string]bool // tool-use ids of the calls there with no result yet
+	Msgs  map[string]bool // message ids of the assistant entries there since the last prompt
+	stale bool
+}
+
+// compacted records a compaction at pos: a new leg starts.
+func (t *Transcript) compacted(pos int64) {
+	t.Compactions++
+	t.Boundaries = append(t.Boundaries, pos)
 }
 
 // Prompts returns the number of genuine user prompts read so far.
@@ -111,6 +132,9 @@ func (t *Transcript) addUser(pos int64, ts time.Time, text string) {
 		return
 	}
 	t.Entries = append(t.Entries, Entry{Kind: KindUser, Pos: pos, Time: ts, Text: text})
+	if t.past != nil {
+		clear(t.past.Msgs) // text after a prompt never joins a message before it
+	}
 }
 
 // addAssistant appends assistant text, joining it to an earlier entry of the
@@ -132,6 +156,9 @@ func (t *Transcript) addAssistant(pos int64, ts time.Time, msgID, text string) {
 				return
 			}
 		}
+		if t.past != nil && t.past.Msgs[msgID] {
+			t.past.stale = true // Msgs is empty once Entries hold a prompt
+		}
 	}
 	t.Entries = append(t.Entries, Entry{Kind: KindAssistant, Pos: pos, Time: ts, MessageID: msgID, Text: text})
 }
@@ -144,7 +171,7 @@ func (t *Transcript) addCall(pos int64, ts time.Time, msgID, tool, id string, in
 	})
 	if id != "" {
 		if t.calls == nil {
-			t.calls = make(map[string]int)
+			t.calls = callIndex(t) // after a load, the calls read before it too
 		}
 		t.calls[id] = len(t.Entries) - 1
 	}
@@ -159,10 +186,16 @@ func (t *Transcript) addResult(id string, failed bool) {
 	}
 	i, ok := t.calls[id]
 	if !ok {
+		if t.past != nil && t.past.Open[id] {
+			t.past.stale = true
+		}
 		return
 	}
+	if t.Entries[i].Done {
+		return // a call has one result; a repeat changes nothing
+	}
 	t.Entries[i].Done = true
-	t.Entries[i].Failed = t.Entries[i].Failed || failed
+	t.Entries[i].Failed = failed
 }
 
 // briefRule says which input key carries a tool's gist and whether it is code.

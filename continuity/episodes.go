@@ -187,7 +187,9 @@ func (e *Episodes) start(ctx context.Context, ev HookEvent) (HookOutcome, error)
 		out.Context = inject.Startup(inject.StartupInput{RunID: run, Agent: e.Agent, Briefing: briefing,
 			Handover: e.handover(ctx, ev, r.Handover), Budget: total})
 	case r.Marker != nil && fileExists(r.Marker.Path):
-		out.Context = inject.Continuation(inject.ContinuationInput{RunID: run, Agent: e.Agent, Bottle: inject.FromMarker(*r.Marker)})
+		m := *r.Marker
+		m.Plan, _ = bottle.PlanReads(m.Path) // stores keep no plan: read it where the bottle is
+		out.Context = inject.Continuation(inject.ContinuationInput{RunID: run, Agent: e.Agent, Bottle: inject.FromMarker(m)})
 	case ev.Source == SourceCompact || ev.Source == SourceResume:
 		// No marker: render on demand (degraded when the transcript is
 		// gone), else the briefing.
@@ -196,7 +198,7 @@ func (e *Episodes) start(ctx context.Context, ev HookEvent) (HookOutcome, error)
 			b, rerr := e.Bottler.Render(ctx, ev.SessionID, ev.TranscriptPath)
 			local(rerr)
 			if rerr == nil && b.Mode != bottle.ModeTimeline {
-				in.Bottle = inject.PointerInput{Path: b.Path, Mode: b.Mode, Gap: b.Gap, Task: b.Task}
+				in.Bottle = inject.PointerInput{Path: b.Path, Plan: b.Plan, Mode: b.Mode, Gap: b.Gap, Task: b.Task}
 			}
 		}
 		out.Context = inject.Fallback(in)

@@ -42,8 +42,17 @@ func golden(t *testing.T, name, got string) {
 const (
 	runID = "0195d1b2-7c3e-7abc-9def-0123456789ab"
 	agent = "claude-code"
-	path  = "/home/dev/.baton/bottles/0b7e2c51-8f3a-4d6e-a1c9-5e2f8b4d7a10.md"
+	dir   = "/home/dev/.baton/bottles/claude-code/0b7e2c51-8f3a-4d6e-a1c9-5e2f8b4d7a10.bottle/"
+	path  = dir + "index.md"
 )
+
+// plan is the reads of a three-page bottle, as bottle.PlanReads returns them.
+var plan = bottle.ReadPlan{
+	Index:    bottle.PageRead{Path: path, Offset: 1, Limit: 18, Holds: "the index: session facts, the original request and the table of pages"},
+	Last:     bottle.PageRead{Path: dir + "page-0003.md", Offset: 1, Limit: 240, Holds: "page 3: leg 2, turns 14–17"},
+	Previous: bottle.PageRead{Path: dir + "page-0002.md", Offset: 1, Limit: 1712, Holds: "page 2: leg 2, turns 9–14 (turn 9 began on an earlier page)"},
+	Pages:    3,
+}
 
 var (
 	briefing = "# baton briefing — project baton\n\n" +
@@ -177,8 +186,10 @@ func TestStartupBudget(t *testing.T) {
 }
 
 func TestContinuation(t *testing.T) {
-	full := inject.PointerInput{Path: path, Mode: bottle.ModeFull, Task: "make the flaky test pass"}
+	full := inject.PointerInput{Path: path, Plan: plan, Mode: bottle.ModeFull, Task: "make the flaky test pass"}
 	withGap := func(p inject.PointerInput, gap int) inject.PointerInput { p.Gap = gap; return p }
+	onePage := plan
+	onePage.Last, onePage.Previous, onePage.Pages = bottle.PageRead{Path: dir + "page-0001.md", Offset: 1, Limit: 40, Holds: "page 1: leg 1, turns 1–2"}, bottle.PageRead{}, 1
 	tests := []struct {
 		golden string
 		in     inject.PointerInput
@@ -186,9 +197,11 @@ func TestContinuation(t *testing.T) {
 		{"continuation-full.golden", full},
 		{"continuation-full-gap1.golden", withGap(full, 1)},
 		{"continuation-full-gap3.golden", withGap(full, 3)},
-		{"continuation-full-no-task.golden", inject.PointerInput{Path: path, Mode: bottle.ModeFull}},
-		{"continuation-reconstructed.golden", inject.PointerInput{Path: path, Mode: bottle.ModeReconstructed, Task: "Interval option half done"}},
-		{"continuation-reconstructed-gap2.golden", inject.PointerInput{Path: path, Mode: bottle.ModeReconstructed, Gap: 2}},
+		{"continuation-full-no-task.golden", inject.PointerInput{Path: path, Plan: plan, Mode: bottle.ModeFull}},
+		{"continuation-one-page.golden", inject.PointerInput{Path: path, Plan: onePage, Mode: bottle.ModeFull, Task: "make the flaky test pass"}},
+		{"continuation-no-plan.golden", inject.PointerInput{Path: path, Mode: bottle.ModeFull, Gap: 1, Task: "make the flaky test pass"}},
+		{"continuation-reconstructed.golden", inject.PointerInput{Path: path, Plan: onePage, Mode: bottle.ModeReconstructed, Task: "Interval option half done"}},
+		{"continuation-reconstructed-gap2.golden", inject.PointerInput{Path: path, Plan: plan, Mode: bottle.ModeReconstructed, Gap: 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
@@ -242,14 +255,14 @@ func taskLine(t *testing.T, text string) string {
 }
 
 func TestFromMarker(t *testing.T) {
-	m := bottle.Marker{SessionID: "s", Path: path, Gap: 2, Mode: bottle.ModeReconstructed, Task: "t"}
-	if got, want := inject.FromMarker(m), (inject.PointerInput{Path: path, Mode: bottle.ModeReconstructed, Gap: 2, Task: "t"}); got != want {
+	m := bottle.Marker{SessionID: "s", Path: path, Gap: 2, Mode: bottle.ModeReconstructed, Task: "t", Plan: plan}
+	if got, want := inject.FromMarker(m), (inject.PointerInput{Path: path, Plan: plan, Mode: bottle.ModeReconstructed, Gap: 2, Task: "t"}); got != want {
 		t.Errorf("FromMarker = %+v, want %+v", got, want)
 	}
 }
 
 func TestFallback(t *testing.T) {
-	onDemand := inject.PointerInput{Path: path, Mode: bottle.ModeReconstructed, Gap: 1, Task: "Interval option half done"}
+	onDemand := inject.PointerInput{Path: path, Plan: plan, Mode: bottle.ModeReconstructed, Gap: 1, Task: "Interval option half done"}
 	tests := []struct {
 		golden string
 		in     inject.FallbackInput
@@ -310,7 +323,8 @@ var heading = regexp.MustCompile(`^ {0,3}#{1,6}(\s|$)`)
 // the run id, the agent, the bottle path and the task. The blocks rendered
 // elsewhere are benign here.
 func values(s string) map[string]string {
-	p := inject.PointerInput{Path: "/tmp/" + s + ".md", Mode: bottle.ModeFull, Gap: 2, Task: s}
+	read := bottle.PageRead{Path: "/tmp/" + s + ".md", Offset: 1, Limit: 9, Holds: s}
+	p := inject.PointerInput{Path: "/tmp/" + s + ".md", Plan: bottle.ReadPlan{Index: read, Last: read, Previous: read, Pages: 2}, Mode: bottle.ModeFull, Gap: 2, Task: s}
 	return map[string]string{
 		"id":                inject.IDInstruction(runID+s, agent+s),
 		"startup":           inject.Startup(inject.StartupInput{RunID: runID + s, Agent: s, Briefing: briefing, Handover: handover, Budget: 8000}),

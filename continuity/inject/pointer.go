@@ -14,8 +14,12 @@ const MaxTaskLen = 200
 
 // PointerInput is what a pointer to a bottle says.
 type PointerInput struct {
-	// Path is the bottle's absolute path; "" means there is no bottle.
+	// Path is the absolute path of the bottle's index; "" means there is
+	// no bottle.
 	Path string
+	// Plan is the reads to make, newest first; with no Index path the
+	// pointer names Path alone and leaves the paging to the reader.
+	Plan bottle.ReadPlan
 	// Mode decides the full or the degraded wording.
 	Mode bottle.Mode
 	// Gap, when positive, adds the pending-observations line.
@@ -26,7 +30,7 @@ type PointerInput struct {
 
 // FromMarker returns the pointer input of a claimed bottle marker.
 func FromMarker(m bottle.Marker) PointerInput {
-	return PointerInput{Path: m.Path, Mode: m.Mode, Gap: m.Gap, Task: m.Task}
+	return PointerInput{Path: m.Path, Plan: m.Plan, Mode: m.Mode, Gap: m.Gap, Task: m.Task}
 }
 
 // ContinuationInput is a compact or resume SessionStart that claimed a
@@ -49,22 +53,39 @@ func Continuation(in ContinuationInput) string {
 }
 
 // pointer returns the short block that points at a bottle rather than
-// carrying it: the model pulls the bottle in with a Read, which the next
-// compaction drops first, so bottles never pile up across legs. A
-// reconstructed bottle gets the degraded wording: its assistant turns were
-// not preserved, so the lines claiming a verbatim record and forbidding a
-// repeat of the final message would be false. The path and the task are
-// rendered on one line each (the path indented, the task after its label),
-// so neither can fake a heading.
+// carrying it: the model pulls the bottle in with reads, which the next
+// compaction drops first, so bottles never pile up across legs. With a plan
+// it names the exact reads, newest first: the index and the page where the
+// session stopped, then the older pages only if needed; each is a whole
+// file laid out within the reader's limits. A reconstructed bottle gets the
+// degraded wording: its assistant turns were not preserved, so the lines
+// claiming a verbatim record and forbidding a repeat of the final message
+// would be false. Paths, what each read holds, and the task are rendered
+// after a prefix on a line baton writes, so none can fake a heading.
 func pointer(in PointerInput) string {
 	if in.Path == "" {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("# [baton] Endless Mode — session continuation\n\n")
-	b.WriteString("Before doing anything else, Read this file and continue the session from\nwhere it ends:\n\n")
-	fmt.Fprintf(&b, "    %s\n\n", oneLine(in.Path))
-	b.WriteString("(Page with offset/limit if it is long — read the tail first if you must\nprioritize.)\n\n")
+	end := "file"
+	if p := in.Plan; p.Index.Path != "" && p.Last.Path != "" {
+		end = "last page"
+		b.WriteString("Before doing anything else, read this session's bottle and continue the\n" +
+			"session from where it ends. Its files are laid out to fit your file tool's\n" +
+			"limits: make these reads, in this order, each as given.\n\n")
+		fmt.Fprintf(&b, "1. Read %s — %s.\n", readText(p.Index), oneLine(p.Index.Holds))
+		fmt.Fprintf(&b, "2. Read %s — %s, where the session stopped.\n", readText(p.Last), oneLine(p.Last.Holds))
+		if p.Previous.Path != "" {
+			fmt.Fprintf(&b, "3. Only if you need more, read %s — %s;\n"+
+				"   then the older pages the index lists, newest first.\n", readText(p.Previous), oneLine(p.Previous.Holds))
+		}
+		b.WriteString("\n")
+	} else {
+		b.WriteString("Before doing anything else, Read this file and continue the session from\nwhere it ends:\n\n")
+		fmt.Fprintf(&b, "    %s\n\n", oneLine(in.Path))
+		b.WriteString("(Page with offset/limit if it is long — read the tail first if you must\nprioritize.)\n\n")
+	}
 	if in.Mode == bottle.ModeReconstructed {
 		b.WriteString("- It is a partial reconstruction: your messages to the user were not\n" +
 			"  preserved — only the user's messages are verbatim. Session summary\n" +
@@ -81,12 +102,12 @@ func pointer(in PointerInput) string {
 	}
 	switch {
 	case in.Gap == 1:
-		b.WriteString("- The last tool event has no observation yet (⏳ at the end of the\n" +
-			"  file); it will appear in the timeline shortly. Do not assume its outcome.\n")
+		fmt.Fprintf(&b, "- The last tool event has no observation yet (⏳ at the end of the\n"+
+			"  %s); it will appear in the timeline shortly. Do not assume its outcome.\n", end)
 	case in.Gap > 1:
 		fmt.Fprintf(&b, "- The last %d tool events have no observations yet (⏳ at the end of the\n"+
-			"  file); they will appear in the timeline shortly. Do not assume their\n"+
-			"  outcome.\n", in.Gap)
+			"  %s); they will appear in the timeline shortly. Do not assume their\n"+
+			"  outcome.\n", in.Gap, end)
 	}
 	if task := strings.TrimSpace(oneLine(in.Task)); task != "" {
 		if utf8.RuneCountInString(task) > MaxTaskLen {
@@ -95,4 +116,10 @@ func pointer(in PointerInput) string {
 		fmt.Fprintf(&b, "\nCurrent task: %s\n", task)
 	}
 	return b.String()
+}
+
+// readText names one read: the file and its line range.
+func readText(r bottle.PageRead) string {
+	first := max(r.Offset, 1)
+	return fmt.Sprintf("%s (lines %d–%d)", oneLine(r.Path), first, first+max(r.Limit, 1)-1)
 }

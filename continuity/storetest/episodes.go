@@ -196,7 +196,7 @@ func testCompactAndClear(t *testing.T, h Harness) {
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("the clear did not archive the bottle: %v", err)
 	}
-	archived, _ := filepath.Glob(filepath.Join(e.Bottler.Dir(), "archive", "*-s1.md"))
+	archived, _ := filepath.Glob(filepath.Join(e.Bottler.Dir(), "archive", "*-s1.bottle"))
 	if len(archived) != 1 {
 		t.Errorf("archive holds %v, want one bottle of s1", archived)
 	}

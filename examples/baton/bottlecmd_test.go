@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/batonhq/baton/bottle"
 )
 
 const realTranscript = "../../bottle/testdata/claude-2.1.328.jsonl"
@@ -26,13 +29,16 @@ func TestBottleCommands(t *testing.T) {
 		}
 	}
 
-	// --out writes the file; show reads it back from BATON_HOME.
-	dst := filepath.Join(env.Home, "bottles", "c96e6033-0cbe-4890-a588-1160d3853949.md")
-	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	// --out writes the file; show reads back a bottle kept in BATON_HOME.
+	dst := filepath.Join(t.TempDir(), "bottle.md")
 	if out, err := run(t, env, "bottle", "render", "--transcript", realTranscript, "--out", dst); err != nil || out != "" {
 		t.Fatalf("render --out: %q %v", out, err)
+	}
+	if written, err := os.ReadFile(dst); err != nil || !strings.Contains(string(written), "echo hi-from-tool") {
+		t.Fatalf("render --out wrote %q: %v", written, err)
+	}
+	if _, err := (&bottle.Bottler{Home: env.Home}).Render(context.Background(), "c96e6033-0cbe-4890-a588-1160d3853949", realTranscript); err != nil {
+		t.Fatal(err)
 	}
 	shown, err := run(t, env, "bottle", "show", "c96e6033-0cbe-4890-a588-1160d3853949")
 	if err != nil || !strings.Contains(shown, "echo hi-from-tool") {
