@@ -575,9 +575,11 @@ func refresh(st *state, transcriptPath string, lim ReadLimits, host bool) (*stat
 		break
 	}
 	st.Transcript.past = nil
-	st.Cursor.PrefixLen = int(min(st.Cursor.Offset, prefixLen))
-	if st.Cursor.PrefixSum, err = prefixSum(f, st.Cursor.PrefixLen); err != nil {
-		return nil, err
+	if n := int(min(st.Cursor.Offset, prefixLen)); n != st.Cursor.PrefixLen || st.Cursor.PrefixSum == "" {
+		st.Cursor.PrefixLen = n // a head still growing, or a fresh parse: fingerprint it anew
+		if st.Cursor.PrefixSum, err = prefixSum(f, n); err != nil {
+			return nil, err
+		}
 	}
 	return st, nil
 }

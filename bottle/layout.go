@@ -61,6 +61,7 @@ type pageMeta struct {
 	Clean     bool // it begins with a clean block: a render may restart here
 	StartPos  int64
 	From, To  time.Time
+	Row       string // its row in the index's table, kept so the index of a long session costs no formatting
 }
 
 // request is where the original request was laid out, for the index.
@@ -149,6 +150,7 @@ func (p *pager) close() {
 	m.Lines = pageHeaderLines + len(pg.lines)
 	sum := sha256.Sum256(pg.data)
 	m.Sum = string(sum[:])
+	m.Row = pageRow(p.number, p.number, []pageMeta{*m})
 	p.pages = append(p.pages, *pg)
 	p.cur = nil
 	p.number++
@@ -241,7 +243,7 @@ func renderIndex(h indexHead, pages []pageMeta, lim ReadLimits) []byte {
 	var rows []string
 	i := n - 1
 	for ; i >= 0; i-- {
-		row := pageRow(i+1, i+1, pages[i:i+1])
+		row := pages[i].Row
 		if len(rows)+1 > budgetLines || len(row)+lineCost > budgetBytes {
 			break
 		}
