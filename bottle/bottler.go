@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -327,12 +328,17 @@ func writePages(dir string, res Result, prev []pageMeta) (first int, err error) 
 	}
 	// The directory, not the cache, says which pages exist: a render that
 	// crashed after writing pages but before its cache may have left more.
+	// Pages are created in order and removed newest first, so any surplus
+	// starts right after the last page: without that one there is none.
 	last := len(res.metas)
+	if _, err := os.Stat(filepath.Join(dir, PageName(last+1))); errors.Is(err, os.ErrNotExist) {
+		return first, nil
+	}
 	names, err := pageFiles(dir)
 	if err != nil {
 		return 0, fmt.Errorf("bottle: %w", err)
 	}
-	for _, name := range names {
+	for _, name := range slices.Backward(names) {
 		if pageNumber(name) > last {
 			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return 0, fmt.Errorf("bottle: %w", err)

@@ -646,3 +646,45 @@ func TestResultAfterCacheLoad(t *testing.T) {
 		t.Errorf("the first call is not answered:\n%s", out)
 	}
 }
+
+// TestShrunkBottleDropsPages: when a transcript is replaced by a shorter
+// one, the pages past the new last one are removed, whatever the cache
+// says (here it is lost, as after a crash between the pages and the cache).
+func TestShrunkBottleDropsPages(t *testing.T) {
+	var l transcriptLines
+	for i := range 40 {
+		l.user(fmt.Sprintf("prompt %d %s", i, strings.Repeat("long words ", 60)))
+	}
+	full := l.String()
+	path := writeTranscript(t, full)
+	b := &Bottler{Home: t.TempDir(), Clock: newFakeClock(), Limits: MinReadLimits}
+	ctx := context.Background()
+	long, err := b.Render(ctx, session, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lose := range []bool{false, true} {
+		if err := os.WriteFile(path, []byte(full[:len(full)/3]), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if lose {
+			if err := os.Remove(filepath.Join(b.Dir(), session+".state.gob")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		short, err := b.Render(ctx, session, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, _ := pageFiles(filepath.Dir(short.Path))
+		if len(names) != short.Plan.Pages || short.Plan.Pages >= long.Plan.Pages {
+			t.Errorf("lost cache %v: %d page files for a bottle of %d pages (was %d)", lose, len(names), short.Plan.Pages, long.Plan.Pages)
+		}
+		if err := os.WriteFile(path, []byte(full), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Render(ctx, session, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
