@@ -274,11 +274,12 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 		return Bottle{Mode: ModeTimeline}, nil
 	}
 	var prev []pageMeta
+	var prevIndex string
 	synced := 0 // leading pages known to be on disk
 	if old != nil && res.Mode == ModeFull {
-		prev, synced = old.Pages, old.Synced
+		prev, prevIndex, synced = old.Pages, old.Index, old.Synced
 	}
-	first, err := writePages(dir, res, prev)
+	first, err := writePages(dir, res, prev, prevIndex)
 	if err != nil {
 		return Bottle{}, err
 	}
@@ -290,7 +291,7 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 		synced = len(res.metas)
 	}
 	if res.Mode == ModeFull {
-		st.Synced = synced
+		st.Synced, st.Index = synced, res.sum
 		st.advance(res, windowed(st.Transcript.Format, page.HostObservations))
 		if err := writeState(statePath, st); err != nil {
 			return Bottle{}, err
@@ -303,12 +304,13 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 
 // writePages brings a bottle directory up to date with a render: it
 // replaces each laid-out page whose bytes changed since prev (the pages of
-// the render the cache came from; nil rewrites every one), then the index,
-// then removes any page past the new last one. It returns the index of the
+// the render the cache came from; nil rewrites every one), then the index
+// unless its SHA-256 is prevIndex, then removes any page past the new last
+// one. It returns the index of the
 // first page it wrote (len(res.metas) when none). Each file is replaced
 // whole by rename, so a reader sees it old or new and a render that fails
 // leaves the rest as it was; syncing for power loss is Seal's (syncBottle).
-func writePages(dir string, res Result, prev []pageMeta) (first int, err error) {
+func writePages(dir string, res Result, prev []pageMeta, prevIndex string) (first int, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return 0, fmt.Errorf("bottle: %w", err)
 	}
@@ -323,8 +325,10 @@ func writePages(dir string, res Result, prev []pageMeta) (first int, err error) 
 			return 0, err
 		}
 	}
-	if err := replaceFile(filepath.Join(dir, IndexName), res.Index, 0o600, false); err != nil {
-		return 0, err
+	if res.sum != prevIndex {
+		if err := replaceFile(filepath.Join(dir, IndexName), res.Index, 0o600, false); err != nil {
+			return 0, err
+		}
 	}
 	// The directory, not the cache, says which pages exist: a render that
 	// crashed after writing pages but before its cache may have left more.
@@ -419,7 +423,7 @@ func (b *Bottler) Archive(ctx context.Context, sessionID string) (string, error)
 
 // stateVersion changes whenever the cached parse would be read differently;
 // a cache of another version is discarded and the transcript reparsed.
-const stateVersion = 2
+const stateVersion = 3
 
 // prefixLen is how much of the transcript's head the cursor fingerprints to
 // notice a file replaced by another of at least the same length.
@@ -456,7 +460,8 @@ type state struct {
 	Turns      int        // prompts before the window
 	Task       string     // the current task as of the window's start
 	Request    request
-	Synced     int // leading pages synced to disk since they were last written
+	Synced     int    // leading pages synced to disk since they were last written
+	Index      string // SHA-256 of the index written
 }
 
 // windowed reports whether a render may keep only a window of the parse:

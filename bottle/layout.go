@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // A bottle is laid out as an index and numbered pages, each a file a
@@ -40,12 +41,17 @@ func (b *block) add(lines ...string) {
 	}
 }
 
-// Page headers take two lines (the header and a blank line) and at most
-// pageHeaderBytes of a page's byte bound. The header line is at most about
-// 100 characters (numbers and ASCII): shorter than any line limit.
+// Page headers take two lines (the header and a blank line); the last page
+// also ends with a footer of two lines (when it was rendered, the current
+// task) that it loses when a page follows it. Every page keeps room for
+// both: pageReserveLines lines and pageReserveBytes of a page's byte bound.
+// The header line is at most about 100 characters (numbers and ASCII) and
+// the task line at most 175 (maxBrief runes and an ellipsis after its
+// prefix): shorter than any line limit's wrap width (see MinReadLimits).
 const (
-	pageHeaderLines = 2
-	pageHeaderBytes = 2*lineCost + 200
+	pageHeaderLines  = 2
+	pageReserveLines = pageHeaderLines + 2
+	pageReserveBytes = 4*lineCost + 200 + 40 + len(taskPrefix) + utf8.UTFMax*(maxBrief+1)
 )
 
 // pageMeta is what a bottle keeps of a laid-out page: enough to list it in
@@ -92,8 +98,8 @@ type laidPage struct {
 }
 
 func (p *pager) fits(lines, cost int) bool {
-	return len(p.cur.lines)+lines <= p.lim.MaxLines-pageHeaderLines &&
-		p.cost+cost <= p.lim.MaxBytes-pageHeaderBytes
+	return len(p.cur.lines)+lines <= p.lim.MaxLines-pageReserveLines &&
+		p.cost+cost <= p.lim.MaxBytes-pageReserveBytes
 }
 
 func (p *pager) add(b *block) {
@@ -134,7 +140,9 @@ func (p *pager) open(b *block, mid bool) {
 	p.cost = 0
 }
 
-func (p *pager) close() {
+// close ends the current page; footer, when set, are the lines that end
+// the last page.
+func (p *pager) close(footer ...string) {
 	if p.cur == nil {
 		return
 	}
@@ -142,12 +150,12 @@ func (p *pager) close() {
 	m := &pg.meta
 	var sb strings.Builder
 	sb.WriteString("# Session bottle — " + pageHolds(p.number, *m) + "\n\n")
-	for _, l := range pg.lines {
+	for _, l := range append(pg.lines, footer...) {
 		sb.WriteString(l)
 		sb.WriteByte('\n')
 	}
 	pg.data = []byte(sb.String())
-	m.Lines = pageHeaderLines + len(pg.lines)
+	m.Lines = pageHeaderLines + len(pg.lines) + len(footer)
 	sum := sha256.Sum256(pg.data)
 	m.Sum = string(sum[:])
 	m.Row = pageRow(p.number, p.number, []pageMeta{*m})
@@ -155,6 +163,21 @@ func (p *pager) close() {
 	p.cur = nil
 	p.number++
 }
+
+// footer returns the lines that end the last page: when the bottle was
+// rendered and the current task. They live there, not in the index, so
+// that the index changes only when its table does.
+func footer(now time.Time, task string) []string {
+	lines := []string{renderedPrefix + stamp(now)}
+	if task != "" {
+		lines = append(lines, taskPrefix+task)
+	}
+	return lines
+}
+
+// renderedPrefix starts the last page's line that says when it was
+// rendered.
+const renderedPrefix = "rendered: "
 
 // pageHolds says what page n holds: the end of its header line, and the
 // Holds of a read of it.
@@ -188,9 +211,7 @@ type indexHead struct {
 	project     string
 	started     time.Time
 	compactions int
-	now         time.Time
 	mode        string
-	task        string
 	request     request
 }
 
@@ -206,19 +227,16 @@ func renderIndex(h indexHead, pages []pageMeta, lim ReadLimits) []byte {
 	if project == "" {
 		project = "(unknown)"
 	}
-	lines = wrapLine(lines, fmt.Sprintf("project: %s · started: %s · legs: %d · rendered: %s",
-		project, stamp(h.started), h.compactions+1, stamp(h.now)), w)
+	lines = wrapLine(lines, fmt.Sprintf("project: %s · started: %s · legs: %d",
+		project, stamp(h.started), h.compactions+1), w)
 	lines = wrapLine(lines, "mode: "+h.mode, w)
-	if h.task != "" {
-		lines = wrapLine(lines, taskPrefix+h.task, w)
-	}
 	lines = append(lines, "")
 	n := len(pages)
 	files := fmt.Sprintf("%d page files beside it, %s, oldest first", n, pageRange(1, n))
 	if n == 1 {
 		files = "one page file beside it, " + PageName(1)
 	}
-	intro := fmt.Sprintf("This is the bottle's index. The conversation is in %s; %s holds where the session stopped. A line ending in %s goes on in the next line: it was wrapped to fit a file reader's line limit, and nothing is cut.",
+	intro := fmt.Sprintf("This is the bottle's index. The conversation is in %s; %s holds where the session stopped and ends with when the bottle was rendered and the current task. A line ending in %s goes on in the next line: it was wrapped to fit a file reader's line limit, and nothing is cut.",
 		files, PageName(n), ContinuationMark)
 	lines = wrapLine(lines, intro, w)
 	lines = append(lines, "")
@@ -240,8 +258,11 @@ func renderIndex(h indexHead, pages []pageMeta, lim ReadLimits) []byte {
 	const rowReserve = 400 // room for the grouped row of the oldest pages
 	budgetLines := lim.MaxLines - len(lines) - 1
 	budgetBytes := lim.MaxBytes - used - rowReserve
-	var rows []string
-	i := n - 1
+	// The last page is still growing: its row says only where it starts.
+	last := pages[n-1]
+	rows := []string{fmt.Sprintf("| %s | %d | %d– | %s– | — |", PageName(n), last.Leg, last.FirstTurn, span(last.From, time.Time{}))}
+	budgetBytes -= len(rows[0]) + lineCost
+	i := n - 2
 	for ; i >= 0; i-- {
 		row := pages[i].Row
 		if len(rows)+1 > budgetLines || len(row)+lineCost > budgetBytes {

@@ -232,6 +232,10 @@ func bottleMessages(t *testing.T, dir string, w int) []spoken {
 		}
 		lines = append(lines, ls[pageHeaderLines:]...)
 	}
+	// The last page ends with its footer: when it was rendered, the task.
+	for len(lines) > 0 && (strings.HasPrefix(lines[len(lines)-1], renderedPrefix) || strings.HasPrefix(lines[len(lines)-1], taskPrefix)) {
+		lines = lines[:len(lines)-1]
+	}
 	opens := func(i int) bool {
 		l := lines[i]
 		next := func(k int) string {
@@ -560,7 +564,7 @@ func TestIncrementalEqualsFull(t *testing.T) {
 						continue
 					}
 					data := readString(t, filepath.Join(dir, name))
-					if !os.SameFile(old.fi, now) && data == old.data && name != IndexName {
+					if !os.SameFile(old.fi, now) && data == old.data {
 						t.Fatalf("%s was rewritten unchanged", name)
 					}
 					if n := pageNumber(name); n > 0 && n <= frozen && data != old.data && !reaches {

@@ -51,8 +51,9 @@ func ReadLimitsFor(harness string) ReadLimits {
 
 // orDefault returns l, or DefaultReadLimits when l cannot lay out a
 // bottle: zero, or too small for the index (its facts, the reference to a
-// long request and two rows of its table), for a table row or page header
-// (about 100 characters), or for a page header and a few wrapped lines.
+// long request and two rows of its table), for a table row, page header or
+// the last page's task line without wrapping them (up to 175 characters),
+// or for a page's header, footer and two wrapped lines.
 func (l ReadLimits) orDefault() ReadLimits {
 	if l.MaxLines < MinReadLimits.MaxLines || l.MaxLineChars < MinReadLimits.MaxLineChars || l.MaxBytes < l.minBytes() {
 		return DefaultReadLimits
@@ -62,14 +63,14 @@ func (l ReadLimits) orDefault() ReadLimits {
 
 // MinReadLimits are the smallest limits a bottle is laid out in; smaller
 // ones are replaced by DefaultReadLimits. MaxBytes here is a floor: wider
-// lines need more (four wrapped lines of the widest characters besides the
-// page header).
-var MinReadLimits = ReadLimits{MaxLines: 40, MaxLineChars: 200, MaxBytes: 2 << 10}
+// lines need more (two wrapped lines of the widest characters besides a
+// page's header and footer).
+var MinReadLimits = ReadLimits{MaxLines: 40, MaxLineChars: 400, MaxBytes: 3 << 10}
 
-// minBytes is the smallest byte bound that holds a page header and one
-// line of the widest kind.
+// minBytes is the smallest byte bound that holds a page's header and
+// footer and two wrapped lines of the widest characters.
 func (l ReadLimits) minBytes() int {
-	return max(MinReadLimits.MaxBytes, pageHeaderBytes+4*(lineCost+utf8.UTFMax*(l.wrapWidth()+1)))
+	return max(MinReadLimits.MaxBytes, pageReserveBytes+2*(lineCost+utf8.UTFMax*(l.wrapWidth()+1)))
 }
 
 // lineCost is what each line costs beyond its bytes: the newline, and the

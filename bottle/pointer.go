@@ -1,7 +1,6 @@
 package bottle
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -15,8 +14,8 @@ import (
 // false when there was nothing to claim, so of two racing SessionStarts
 // exactly one injects. A claimed marker whose bottle is gone (archived by
 // /clear, or deleted) yields ok false: a pointer to a missing file would
-// mislead. The marker's Task is read back from the bottle's index, and its
-// Plan from the bottle's files as they are now.
+// mislead. The marker's Plan is read from the bottle's files as they are
+// now, and its Task back from the end of the last page.
 func (b *Bottler) Continuation(ctx context.Context, c MarkerClaimer, sessionID string) (m Marker, ok bool, err error) {
 	if err := ValidateSessionID(sessionID); err != nil {
 		return Marker{}, false, err
@@ -31,8 +30,8 @@ func (b *Bottler) Continuation(ctx context.Context, c MarkerClaimer, sessionID s
 	if _, err := os.Stat(m.Path); err != nil {
 		return Marker{}, false, nil
 	}
-	m.Task = headerTask(m.Path)
 	m.Plan, _ = PlanReads(m.Path) // a plan that cannot be read leaves the pointer naming the index alone
+	m.Task = pageTask(m.Plan.Last.Path)
 	return m, true, nil
 }
 
@@ -133,21 +132,15 @@ func fileLines(path string) (int, string, error) {
 	return n, first, nil
 }
 
-// headerTask reads the current-task line from a bottle's header; a bottle
-// that is missing or has none yields "".
-func headerTask(path string) string {
-	f, err := os.Open(path)
+// pageTask reads the current task from the footer of a bottle's last page;
+// a page that is missing or has none yields "".
+func pageTask(path string) string {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 4096), 64<<10)
-	for i := 0; i < 6 && sc.Scan(); i++ {
-		line := sc.Text()
-		if line == "" {
-			break // the header ends at the first blank line
-		}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	for _, line := range lines[max(len(lines)-2, 0):] { // the footer's two lines
 		if task, found := strings.CutPrefix(line, taskPrefix); found {
 			return task
 		}

@@ -1,6 +1,7 @@
 package bottle
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"math"
 	"sort"
@@ -80,6 +81,7 @@ type Result struct {
 	restart int        // index in metas of the page the next routine render restarts at
 	settled int64      // position of the first call still pending in the transcript; MaxInt64 when none
 	request request
+	sum     string // SHA-256 of Index
 }
 
 // maxTailLines bounds the stubs shown; the gap still counts them all.
@@ -218,8 +220,8 @@ func renderFull(p Page, now time.Time) Result {
 	if !p.HostObservations {
 		source = "transcript + observations derived from tool calls"
 	}
-	res := layOut(&bb, lim, win, indexHead{session: p.SessionID, project: t.Project, started: t.Started,
-		compactions: t.Compactions, now: now, mode: "full (" + source + ")", task: task})
+	res := layOut(&bb, lim, win, footer(now, task), indexHead{session: p.SessionID, project: t.Project, started: t.Started,
+		compactions: t.Compactions, mode: "full (" + source + ")"})
 	res.Mode, res.Gap, res.Task, res.settled = ModeFull, gap, task, settled
 	if content >= 0 {
 		res.restart = len(win.frozen) + bb.starts[content]
@@ -232,12 +234,12 @@ func renderFull(p Page, now time.Time) Result {
 
 // layOut pours the built blocks into pages after the window's frozen ones
 // and renders the index over all of them.
-func layOut(bb *builder, lim ReadLimits, win *window, h indexHead) Result {
+func layOut(bb *builder, lim ReadLimits, win *window, foot []string, h indexHead) Result {
 	pg := pager{lim: lim, number: len(win.frozen) + 1, placed: len(win.frozen) > 0}
 	for i := range bb.blocks {
 		pg.add(&bb.blocks[i])
 	}
-	pg.close()
+	pg.close(foot...)
 	bb.starts = pg.starts
 	h.request = win.request
 	if bb.request != nil {
@@ -251,6 +253,8 @@ func layOut(bb *builder, lim ReadLimits, win *window, h indexHead) Result {
 		res.Pages = append(res.Pages, lp.data)
 	}
 	res.Index = renderIndex(h, res.metas, lim)
+	sum := sha256.Sum256(res.Index)
+	res.sum = string(sum[:])
 	return res
 }
 
@@ -357,7 +361,7 @@ func mergeStubs(a, b []Stub) []Stub {
 	return out
 }
 
-// taskPrefix starts the header line that carries the current task;
+// taskPrefix starts the last page's line that carries the current task;
 // Continuation reads it back.
 const taskPrefix = "current task: "
 
@@ -532,9 +536,9 @@ func renderReconstructed(p Page, now time.Time) Result {
 			}
 		}
 	}
-	res := layOut(&bb, lim, &window{}, indexHead{session: p.SessionID, project: r.Project, started: r.Started,
-		compactions: r.Compactions, now: now, task: task,
-		mode: "reconstructed (transcript unavailable) — user messages verbatim; assistant messages not preserved; summaries are generated"})
+	res := layOut(&bb, lim, &window{}, footer(now, task), indexHead{session: p.SessionID, project: r.Project, started: r.Started,
+		compactions: r.Compactions,
+		mode:        "reconstructed (transcript unavailable) — user messages verbatim; assistant messages not preserved; summaries are generated"})
 	res.Mode, res.Task = ModeReconstructed, task
 	return res
 }
