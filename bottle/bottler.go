@@ -205,12 +205,14 @@ func (b *Bottler) limits() ReadLimits {
 	return ReadLimitsFor(b.Agent)
 }
 
-// Render brings the session's bottle up to date with its transcript and
-// writes it whole, under the session's cross-process render lock. The
-// transcript is parsed only from the cached cursor on. transcriptPath may
-// be empty or name a file that no longer exists: the ladder then
-// reconstructs the bottle from History, or returns ModeTimeline and writes
-// nothing. A failed render leaves the previous bottle intact.
+// Render brings the session's bottle up to date with its transcript, under
+// the session's cross-process render lock. The transcript is parsed only
+// from the cached cursor on, only the pages from the cache's window on are
+// laid out again, and only the files whose bytes changed are replaced (each
+// atomically). transcriptPath may be empty or name a file that no longer
+// exists: the ladder then reconstructs the bottle from History, or returns
+// ModeTimeline and writes nothing. A failed render leaves every file of the
+// previous bottle either as it was or replaced whole.
 func (b *Bottler) Render(ctx context.Context, sessionID, transcriptPath string) (Bottle, error) {
 	return b.render(ctx, sessionID, transcriptPath, nil, false)
 }
