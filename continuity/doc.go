@@ -28,7 +28,6 @@
 //	triage.go    TriageBegin, TriageComplete, Debrief
 //	briefing.go  Briefing, OpenCommitments, Memory; the Briefer and Commitments interfaces
 //	bottles.go   BottleStore: the bottle marker and history for one tenant and agent
-//	privacy.go   Scrub, the one privacy filter on every persisted text
 //	store.go     Store and Tx, the storage contract
 //	types.go     the domain types and the ledger vocabulary
 //	errors.go    Error and its codes

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/batonhq/baton/bottle/privacy"
 	"github.com/batonhq/baton/lease"
 	"github.com/batonhq/baton/provenance"
 	"github.com/batonhq/baton/triage"
@@ -94,7 +95,7 @@ func content(f map[string]string, field, s string) string {
 	if !checkText(f, field, s) {
 		return s
 	}
-	s = strings.TrimSpace(Scrub(s))
+	s = strings.TrimSpace(privacy.Scrub(s))
 	switch n := utf8.RuneCountInString(s); {
 	case n == 0:
 		f[field] = "is required"

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/batonhq/baton/bottle/privacy"
 	"github.com/batonhq/baton/lease"
 	"github.com/batonhq/baton/triage"
 	"github.com/google/uuid"
@@ -275,7 +276,7 @@ func (s *Service) Heartbeat(ctx context.Context, tenant string, p HeartbeatParam
 // excerpt privacy-filters a last assistant message and cuts it to
 // MaxExcerptLen characters, reporting whether it cut.
 func excerpt(text string) (string, bool) {
-	text = Scrub(text)
+	text = privacy.Scrub(text)
 	if utf8.RuneCountInString(text) <= MaxExcerptLen {
 		return text, false
 	}

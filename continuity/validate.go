@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/bottle/privacy"
 	"github.com/go-playground/validator/v10"
 )
 
@@ -134,7 +135,7 @@ func scrubField(fields map[string]string, name, v string, min, max int) string {
 	if !checkText(fields, name, v) {
 		return v
 	}
-	return trimField(fields, name, Scrub(v), min, max)
+	return trimField(fields, name, privacy.Scrub(v), min, max)
 }
 
 // ValidateTenant returns an invalid error naming the tenant unless it is 1 to
