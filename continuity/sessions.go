@@ -84,7 +84,8 @@ func (p *OpenParams) normalize(tenant string) (string, error) {
 	return tenant, fieldsErr(f)
 }
 
-// Open opens a conversation by its natural key.
+// Open opens a conversation by its natural key. What it does is
+// lease.Activate's decision; Open reads the row and applies it:
 //
 //   - startup, no row: insert at epoch 1. Any existing row: the natural key
 //     is the request token, so a startup carrying a different project,
@@ -124,7 +125,24 @@ func (s *Service) Open(ctx context.Context, tenant string, p OpenParams) (OpenRe
 			return err
 		}
 		row, err := tx.SessionByKey(ctx, p.Agent, p.SessionID)
-		if ErrorCode(err) == CodeNotFound {
+		found := err == nil
+		if !found && ErrorCode(err) != CodeNotFound {
+			return err
+		}
+		a := lease.Activation{Source: p.Source.lease(), Found: found}
+		if found {
+			if row.Project != project {
+				// Inserted by a concurrent open between the two reads.
+				if err := tx.LockProject(ctx, row.Project); err != nil {
+					return err
+				}
+			}
+			a.State = s.state(row, now)
+			a.SameValues = row.Project == p.Project && row.Scope == p.Scope && row.Selector.Equal(p.Selector)
+		}
+		action, event := lease.Activate(a), ""
+		switch action {
+		case lease.Insert:
 			row = &Session{
 				ID: s.newID(), Tenant: tenant, Agent: p.Agent, SessionID: p.SessionID,
 				Source: p.Source, OpenedAt: now, LastSeenAt: now, ActivatedAt: now, ActivationEpoch: 1,
@@ -144,42 +162,24 @@ func (s *Service) Open(ctx context.Context, tenant string, p OpenParams) (OpenRe
 			}
 			res = openResult(row, true, false)
 			return tx.AppendLedger(ctx, s.ledgerKeep, s.entry(ev, now, row, map[string]string{"source": string(p.Source), "epoch": "1"}))
-		}
-		if err != nil {
-			return err
-		}
-		if row.Project != project {
-			// Inserted by a concurrent open between the two reads.
-			if err := tx.LockProject(ctx, row.Project); err != nil {
-				return err
-			}
-		}
-		st := s.state(row, now)
-		if p.Source == SourceStartup && (row.Project != p.Project || row.Scope != p.Scope || !row.Selector.Equal(p.Selector)) {
+		case lease.Conflict:
 			return &Error{Code: CodeConflict, Message: "a session with this key was opened with a different project, scope or selector"}
-		}
-		event := ""
-		reopened := false
-		switch {
-		case p.Source == SourceStartup && st == lease.Live:
+		case lease.Retry:
 			row.LastSeenAt = lease.Floor(row.LastSeenAt, now)
-		case p.Source == SourceStartup:
+		case lease.Restart:
 			activate(row, now)
 			row.Source = SourceStartup
 			stampBriefing(row, p, now)
 			if st := triage.Status(row.TriageStatus); st != triage.Overflowed {
 				row.TriageStatus, row.TriageAttemptID = string(triage.Idle), uuid.Nil
 			}
-			event, reopened = EventSessionReopened, true
-		case st == lease.Live:
+			event = EventSessionReopened
+		case lease.Resume, lease.Reopen:
 			activate(row, now)
 			row.Source = SourceResume
 			event = EventSessionResumed
-		default:
-			activate(row, now)
-			row.Source = SourceResume
-			event, reopened = EventSessionResumed, true
 		}
+		reopened := action.Reopens()
 		if err := tx.UpdateSession(ctx, row); err != nil {
 			return err
 		}
@@ -192,6 +192,15 @@ func (s *Service) Open(ctx context.Context, tenant string, p OpenParams) (OpenRe
 		}))
 	})
 	return res, err
+}
+
+// lease is the source as the lease's open matrix names it; normalize admits
+// only startup and resume to an open.
+func (src Source) lease() lease.Source {
+	if src == SourceResume {
+		return lease.SourceResume
+	}
+	return lease.SourceStartup
 }
 
 // activate starts a new activation of the row: it clears closed_at, bumps
