@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/continuity/memrule"
 )
 
 // Code is one of baton's stable error codes. The planned HTTP adapter
@@ -79,19 +80,45 @@ func Invalid(field, reason string) *Error {
 	return &Error{Code: CodeInvalid, Message: "invalid input", Fields: map[string]string{field: reason}}
 }
 
-// asError returns the *Error err carries, or nil. The bottle package sits
-// below continuity and cannot return baton's codes; its one input error, a
-// session id that breaks the library's session-id rule, is the caller's bad
-// input, so it reads here as invalid naming sessionId, never internal.
+// asError returns the *Error err carries, or the one ruleError maps it to,
+// or nil.
 func asError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
 	}
-	if errors.Is(err, bottle.ErrInvalidSession) {
+	return ruleError(err)
+}
+
+// ruleError maps an error of a rule package to baton's codes, or returns nil
+// for an error no rule declares: the one place the rule packages' errors
+// meet the vocabulary. The rule packages sit below continuity and cannot
+// return its codes.
+//
+//   - bottle.ErrInvalidSession: a session id that breaks the library's
+//     session-id rule is the caller's bad input, invalid naming sessionId,
+//     never internal.
+//   - *memrule.StatusError: the memory's status does not allow the change,
+//     conflict.
+func ruleError(err error) *Error {
+	var status *memrule.StatusError
+	switch {
+	case errors.Is(err, bottle.ErrInvalidSession):
 		return Invalid("sessionId", bottle.SessionIDRule)
+	case errors.As(err, &status):
+		return &Error{Code: CodeConflict, Message: status.Error(), Err: err}
 	}
 	return nil
+}
+
+// coded returns err as an *Error when a rule declares it, else err itself.
+// A rule's error raised inside a transaction goes through it, because the
+// store reads any error without a code as internal.
+func coded(err error) error {
+	if e := ruleError(err); e != nil {
+		return e
+	}
+	return err
 }
 
 // ErrorCode returns the code of err: its *Error's code (a bottle refusing a

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/batonhq/baton/continuity/memrule"
 )
 
 func TestErrorRendering(t *testing.T) {
@@ -19,6 +21,7 @@ func TestErrorRendering(t *testing.T) {
 		{Errorf(CodeConflict, "live row %d", 1), CodeConflict, "conflict: live row 1", "live row 1"},
 		{fmt.Errorf("wrapped: %w", Errorf(CodeNotFound, "gone")), CodeNotFound, "wrapped: not_found: gone", "gone"},
 		{errors.New("SELECT secret FROM memories"), CodeInternal, "SELECT secret FROM memories", "internal error"},
+		{&memrule.StatusError{Change: "resolve", Status: memrule.Archived}, CodeConflict, "cannot resolve a memory that is archived", "cannot resolve a memory that is archived"},
 	}
 	for _, tc := range cases {
 		if got := ErrorCode(tc.err); got != tc.code {

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/batonhq/baton/bottle/privacy"
+	"github.com/batonhq/baton/continuity/memrule"
 	"github.com/batonhq/baton/lease"
 	"github.com/batonhq/baton/provenance"
 	"github.com/batonhq/baton/triage"
@@ -202,15 +203,16 @@ func (s *Service) Revise(ctx context.Context, tenant, id string, p ReviseParams)
 		if err != nil {
 			return err
 		}
-		if prev.Status != StatusOpen {
-			return &Error{Code: CodeConflict, Message: "only an open memory can be revised; this one is " + string(prev.Status)}
-		}
 		next := *prev
-		next.ID, next.Content, next.Status, next.SupersededBy = s.newID(), p.Content, StatusOpen, uuid.Nil
-		next.CreatedAt, next.UpdatedAt = now, now
 		if p.Kind != "" {
 			next.Kind = p.Kind
 		}
+		rev, err := memrule.Revise(prev.Kind, next.Kind, prev.Status)
+		if err != nil {
+			return coded(err)
+		}
+		next.ID, next.Content, next.Status, next.SupersededBy = s.newID(), p.Content, rev.Next, uuid.Nil
+		next.CreatedAt, next.UpdatedAt = now, now
 		if p.Topic != "" {
 			next.Topic = p.Topic
 		}
@@ -227,16 +229,16 @@ func (s *Service) Revise(ctx context.Context, tenant, id string, p ReviseParams)
 		if err := tx.InsertMemory(ctx, &next); err != nil {
 			return err
 		}
-		prev.Status, prev.SupersededBy, prev.UpdatedAt = StatusArchived, next.ID, now
+		prev.Status, prev.SupersededBy, prev.UpdatedAt = rev.Prev, next.ID, now
 		if err := tx.UpdateMemory(ctx, prev); err != nil {
 			return err
 		}
-		evs := []MemoryEvent{
-			s.event(tenant, next.ID, EventCreate, p.Actor, attributed, now),
-			s.event(tenant, prev.ID, EventSupersede, p.Actor, attributed, now),
+		var evs []MemoryEvent
+		for _, k := range rev.NextEvents {
+			evs = append(evs, s.event(tenant, next.ID, k, p.Actor, attributed, now))
 		}
-		if prev.Kind == KindCommitment && next.Kind != KindCommitment {
-			evs = append(evs, s.event(tenant, prev.ID, EventArchive, p.Actor, attributed, now))
+		for _, k := range rev.PrevEvents {
+			evs = append(evs, s.event(tenant, prev.ID, k, p.Actor, attributed, now))
 		}
 		if err := tx.InsertMemoryEvents(ctx, evs...); err != nil {
 			return err
@@ -251,7 +253,7 @@ func (s *Service) Revise(ctx context.Context, tenant, id string, p ReviseParams)
 //
 // Errors: invalid, not_found, conflict (not open), forbidden.
 func (s *Service) Resolve(ctx context.Context, tenant, id string, p TransitionParams) (WriteResult, error) {
-	return s.transition(ctx, tenant, id, p, EventResolve, []MemoryStatus{StatusOpen}, StatusResolved)
+	return s.transition(ctx, tenant, id, p, EventResolve)
 }
 
 // Unresolve reopens a resolved memory: the undo of a resolve, which is why a
@@ -259,14 +261,14 @@ func (s *Service) Resolve(ctx context.Context, tenant, id string, p TransitionPa
 //
 // Errors: invalid, not_found, conflict (not resolved), forbidden.
 func (s *Service) Unresolve(ctx context.Context, tenant, id string, p TransitionParams) (WriteResult, error) {
-	return s.transition(ctx, tenant, id, p, EventUnresolve, []MemoryStatus{StatusResolved}, StatusOpen)
+	return s.transition(ctx, tenant, id, p, EventUnresolve)
 }
 
 // Archive retires an open or resolved memory.
 //
 // Errors: invalid, not_found, conflict (already archived), forbidden.
 func (s *Service) Archive(ctx context.Context, tenant, id string, p TransitionParams) (WriteResult, error) {
-	return s.transition(ctx, tenant, id, p, EventArchive, []MemoryStatus{StatusOpen, StatusResolved}, StatusArchived)
+	return s.transition(ctx, tenant, id, p, EventArchive)
 }
 
 // writeTarget validates what every write to an existing memory names: the
@@ -283,7 +285,9 @@ func writeTarget(f map[string]string, tenant, id, runID string, actor ActorKind)
 	return tenant, mid, run
 }
 
-func (s *Service) transition(ctx context.Context, tenant, id string, p TransitionParams, kind EventKind, from []MemoryStatus, to MemoryStatus) (WriteResult, error) {
+// transition applies a status transition; memrule.Transition decides which
+// statuses it may leave and where it lands.
+func (s *Service) transition(ctx context.Context, tenant, id string, p TransitionParams, kind EventKind) (WriteResult, error) {
 	f := map[string]string{}
 	tenant, mid, run := writeTarget(f, tenant, id, p.SessionRunID, p.Actor)
 	if err := fieldsErr(f); err != nil {
@@ -296,12 +300,9 @@ func (s *Service) transition(ctx context.Context, tenant, id string, p Transitio
 		if err != nil {
 			return err
 		}
-		allowed := false
-		for _, st := range from {
-			allowed = allowed || m.Status == st
-		}
-		if !allowed {
-			return &Error{Code: CodeConflict, Message: "cannot " + string(kind) + " a memory that is " + string(m.Status)}
+		to, err := memrule.Transition(kind, m.Status)
+		if err != nil {
+			return coded(err)
 		}
 		attributed, err := s.attribute(ctx, tx, tenant, now, run, m.Project)
 		if err != nil {
