@@ -510,20 +510,12 @@ func (s *Service) RunEvents(ctx context.Context, tenant, runID, cursor string, l
 			return err
 		}
 		page.Truncated = visible.truncated
-		start := 0
-		if after != uuid.Nil {
-			for start < len(visible.events) && bytes.Compare(visible.events[start].ID[:], after[:]) <= 0 {
-				start++
-			}
-		}
-		end := min(start+n, len(visible.events))
-		for _, e := range visible.events[start:end] {
+		sl := provenance.PageSlice(visible.ids(), after, n)
+		for _, e := range visible.events[sl.Start:sl.End] {
 			page.Items = append(page.Items, provenance.Item{ID: e.ID, MemoryID: e.MemoryID, EventKind: string(e.Kind),
 				ActorKind: string(e.ActorKind), SessionRunID: e.SessionRunID, CreatedAt: e.CreatedAt})
 		}
-		if end < len(visible.events) {
-			page.NextCursor = provenance.EncodeCursor(visible.events[end-1].ID)
-		}
+		page.NextCursor = sl.NextCursor
 		return nil
 	})
 	return page, err
@@ -546,10 +538,15 @@ func (s *Service) listing(ctx context.Context, tx Tx, run uuid.UUID) (runListing
 	return runListing{events: es}, nil
 }
 
-func (l runListing) triage() triage.Listing {
+// ids are the listing's event ids, in order.
+func (l runListing) ids() []uuid.UUID {
 	ids := make([]uuid.UUID, len(l.events))
 	for i, e := range l.events {
 		ids[i] = e.ID
 	}
-	return triage.Listing{IDs: ids, Truncated: l.truncated}
+	return ids
+}
+
+func (l runListing) triage() triage.Listing {
+	return triage.Listing{IDs: l.ids(), Truncated: l.truncated}
 }
