@@ -146,7 +146,11 @@ func selectorFor(p BriefingParams) Selector {
 	return sel
 }
 
-// OpenCommitments lists the tenant's open commitments for a project.
+// MaxOpenCommitments bounds the commitments one OpenCommitments read lists.
+const MaxOpenCommitments = 500
+
+// OpenCommitments lists the tenant's open commitments for a project (at
+// most MaxOpenCommitments).
 //
 // Errors: invalid.
 func (s *Service) OpenCommitments(ctx context.Context, tenant, project string) ([]Memory, error) {
@@ -159,7 +163,7 @@ func (s *Service) OpenCommitments(ctx context.Context, tenant, project string) (
 	var out []Memory
 	err := s.store.Read(ctx, tenant, func(ctx context.Context, tx Tx) error {
 		var err error
-		out, err = tx.Memories(ctx, MemoryQuery{Kinds: []MemoryKind{KindCommitment}, Statuses: []MemoryStatus{StatusOpen}, Project: project, Limit: 500})
+		out, err = tx.Memories(ctx, MemoryQuery{Kinds: []MemoryKind{KindCommitment}, Statuses: []MemoryStatus{StatusOpen}, Project: project, Limit: MaxOpenCommitments})
 		return err
 	})
 	return out, err

@@ -67,7 +67,16 @@ func checkActor(f map[string]string, a ActorKind) {
 	oneOf(f, "actor", string(a), string(ActorUserCLI), string(ActorUserAPI), string(ActorWorker))
 }
 
-var kindNames = []string{string(KindCommitment), string(KindDecision), string(KindPreference), string(KindBlocker), string(KindNote)}
+// kindNames and statusNames are the values a kind and a status may take.
+var kindNames, statusNames = names(memrule.Kinds), names(memrule.Statuses)
+
+func names[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
 
 func parseRunID(f map[string]string, s string) *uuid.UUID {
 	s = strings.TrimSpace(s)
@@ -90,8 +99,8 @@ func parseMemoryID(s string) (uuid.UUID, error) {
 	return id, nil
 }
 
-// content validates an atom's content: privacy filtered, 1-2000
-// characters. Longer content is refused, never silently split.
+// content validates an atom's content: privacy filtered, 1 to
+// MaxContentLen characters. Longer content is refused, never silently split.
 func content(f map[string]string, field, s string) string {
 	if !checkText(f, field, s) {
 		return s
@@ -109,13 +118,18 @@ func content(f map[string]string, field, s string) string {
 // dueDate validates an optional due date and returns it in UTC at the
 // microsecond precision both stores keep, so the memory a write returns
 // equals the one a read returns. The zero time (an unset value, not a
-// date) and years outside 1-9999 (which JSON cannot carry) are refused.
+// date) and years outside 1 to maxDueYear (which JSON cannot carry) are
+// refused.
+// maxDueYear is the last year a due date may fall in: an RFC 3339 time
+// carries four digits of year.
+const maxDueYear = 9999
+
 func dueDate(f map[string]string, due *time.Time) *time.Time {
 	if due == nil {
 		return nil
 	}
-	if y := due.UTC().Year(); due.IsZero() || y < 1 || y > 9999 {
-		f["due"] = "must be a time in the years 1 to 9999, not the zero time"
+	if y := due.UTC().Year(); due.IsZero() || y < 1 || y > maxDueYear {
+		f["due"] = "must be a time in the years 1 to " + strconv.Itoa(maxDueYear) + ", not the zero time"
 		return nil
 	}
 	d := due.UTC().Truncate(time.Microsecond)
@@ -368,8 +382,8 @@ func (s *Service) Import(ctx context.Context, tenant string, p ImportParams, act
 	p.Due = dueDate(f, p.Due)
 	if p.Status == "" {
 		p.Status = StatusOpen
-	} else if _, err := ParseMemoryStatus(string(p.Status)); err != nil {
-		f["status"] = "must be one of open resolved archived"
+	} else {
+		oneOf(f, "status", string(p.Status), statusNames...)
 	}
 	checkActor(f, actor)
 	if err := fieldsErr(f); err != nil {
@@ -476,7 +490,8 @@ func (s *Service) attribute(ctx context.Context, tx Tx, tenant string, now time.
 }
 
 // RunEvents is the typed provenance read: the run's events keyset-paginated
-// on the event id, at most limit (1-100, default 50) per page, never past
+// on the event id, at most limit (1 to provenance.MaxLimit, 0 for
+// provenance.DefaultLimit) per page, never past
 // the per-run ceiling; Truncated says the run has more than the ceiling.
 // Only ids, kinds and times are returned, never payload values.
 //
@@ -490,13 +505,9 @@ func (s *Service) RunEvents(ctx context.Context, tenant, runID, cursor string, l
 		f["sessionRunId"] = "is required"
 	}
 	after, err := provenance.DecodeCursor(cursor)
-	if err != nil {
-		f["cursor"] = "is not a cursor this server issued"
-	}
+	addFields(f, err)
 	n, err := provenance.Limit(limit)
-	if err != nil {
-		f["limit"] = "must be between 1 and " + strconv.Itoa(provenance.MaxLimit)
-	}
+	addFields(f, err)
 	if err := fieldsErr(f); err != nil {
 		return provenance.Page{}, err
 	}

@@ -3,12 +3,14 @@ package continuity
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/batonhq/baton/bottle/privacy"
+	"github.com/batonhq/baton/continuity/memrule"
 	"github.com/batonhq/baton/lease"
 	"github.com/batonhq/baton/triage"
 	"github.com/google/uuid"
@@ -77,9 +79,7 @@ func (p *OpenParams) normalize(tenant string) (string, error) {
 			f["briefedMemories["+strconv.Itoa(i)+"].id"] = "is required"
 		}
 		checkLen(f, "briefedMemories["+strconv.Itoa(i)+"].topic", b.Topic, 0, MaxTopicLen)
-		if _, err := ParseMemoryStatus(b.Status); err != nil {
-			f["briefedMemories["+strconv.Itoa(i)+"].status"] = "must be one of open resolved archived"
-		}
+		oneOf(f, "briefedMemories["+strconv.Itoa(i)+"].status", b.Status, statusNames...)
 	}
 	return tenant, fieldsErr(f)
 }
@@ -473,8 +473,7 @@ func (s *Service) Session(ctx context.Context, tenant, agent, sessionID string) 
 
 // ParseMemoryStatus parses a memory status.
 func ParseMemoryStatus(s string) (MemoryStatus, error) {
-	switch MemoryStatus(s) {
-	case StatusOpen, StatusResolved, StatusArchived:
+	if slices.Contains(memrule.Statuses, MemoryStatus(s)) {
 		return MemoryStatus(s), nil
 	}
 	return "", errors.New("unknown status " + strconv.Quote(strings.TrimSpace(s)))
@@ -489,7 +488,8 @@ type SweepResult struct {
 }
 
 // Sweep stamps closed_at on the tenant's rows whose lease lapsed more than
-// the sweep grace ago (lease.Policy.Sweepable), at most limit rows (1-500).
+// the sweep grace ago (lease.Policy.Sweepable), at most limit rows (1 to
+// MaxSweep).
 // It changes no attribution: implicit close is already evaluated on every
 // read and write, and a swept row still resurrects, because its closed_at
 // lands outside the explicit-close window. What a sweep adds is a stamped

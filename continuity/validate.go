@@ -11,6 +11,7 @@ import (
 
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/bottle/privacy"
+	"github.com/batonhq/baton/continuity/memrule"
 	"github.com/go-playground/validator/v10"
 )
 
@@ -23,10 +24,11 @@ const (
 	// accepts can name a bottle file.
 	MaxSessionIDLen = bottle.MaxSessionIDLen
 	MaxExcerptLen   = 4000
-	MaxContentLen   = 2000
+	MaxContentLen   = memrule.MaxContentLen
 	MaxTopicLen     = 200
 	MaxFacetLen     = 200
-	MaxPromptLen    = 4000
+	// MaxPromptLen is the cap on a kept user prompt: the bottle's.
+	MaxPromptLen = bottle.MaxPromptChars
 	// MaxSelectorAxes bounds the axes of an Open's selector (a kind and a
 	// few facets; each key and value at most MaxFacetLen).
 	MaxSelectorAxes = 16

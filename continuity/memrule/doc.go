@@ -11,6 +11,6 @@
 //
 // Files:
 //
-//	memrule.go       Kind, Status, Event, StatusError, Transition, Revise
+//	memrule.go       Kind, Kinds, MaxContentLen, Status, Statuses, Event, StatusError, Transition, Revise
 //	memrule_test.go  every event against every status; every revise of kind pairs and statuses
 package memrule

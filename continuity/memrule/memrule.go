@@ -17,6 +17,13 @@ const (
 	Note       Kind = "note"
 )
 
+// Kinds are the memory kinds, in the order they are listed to a reader.
+var Kinds = []Kind{Commitment, Decision, Preference, Blocker, Note}
+
+// MaxContentLen bounds an atom's content, in characters. Longer content is
+// refused, never split: one atom per memory.
+const MaxContentLen = 2000
+
 // Status is a memory's lifecycle status.
 type Status string
 
@@ -26,6 +33,9 @@ const (
 	Resolved Status = "resolved"
 	Archived Status = "archived"
 )
+
+// Statuses are the memory statuses.
+var Statuses = []Status{Open, Resolved, Archived}
 
 // Event is the kind of a memory audit event.
 type Event string
