@@ -21,7 +21,7 @@
 //
 // Files:
 //
-//	scrub.go       Scrub, the one privacy filter, and ContextTag
+//	privacy/       Scrub, the one privacy filter (shared with continuity), and ContextTag
 //	transcript.go  Entry, Transcript (parsed state), Brief (tool-call gist)
 //	reader.go      Format, ReadLines (complete lines only), envelope filter
 //	skim.go        a JSON structure walker that skips bulk values unread

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/batonhq/baton/bottle/privacy"
 )
 
 // Format names a transcript format.
@@ -151,7 +153,7 @@ var envelopes = []string{
 	"<user_shell_command>",
 	"# AGENTS.md instructions",
 	"[Request interrupted by user",
-	"<" + ContextTag,
+	"<" + privacy.ContextTag,
 }
 
 // isEnvelope reports whether user-role text was written by the harness.

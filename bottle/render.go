@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/batonhq/baton/bottle/privacy"
 )
 
 // Mode is the rung of the degradation ladder a bottle was rendered on.
@@ -60,7 +62,7 @@ const maxTailLines = 50
 // Render renders a bottle from values alone, walking the ladder: full when
 // the page has a transcript with at least one message, reconstructed when it
 // has a record with a prompt, Stop excerpt or observation, else timeline.
-// Every message passes Scrub; a message empty after it is left out.
+// Every message passes privacy.Scrub; a message empty after it is left out.
 func Render(p Page, now time.Time) Result {
 	if p.Transcript != nil && hasMessages(p.Transcript) {
 		return renderFull(p, now)
@@ -76,7 +78,7 @@ func Render(p Page, now time.Time) Result {
 
 func hasMessages(t *Transcript) bool {
 	for i := range t.Entries {
-		if k := t.Entries[i].Kind; (k == KindUser || k == KindAssistant) && Scrub(t.Entries[i].Text) != "" {
+		if k := t.Entries[i].Kind; (k == KindUser || k == KindAssistant) && privacy.Scrub(t.Entries[i].Text) != "" {
 			return true
 		}
 	}
@@ -116,7 +118,7 @@ func renderFull(p Page, now time.Time) Result {
 		if e.Kind == KindToolCall {
 			continue
 		}
-		text := Scrub(e.Text)
+		text := privacy.Scrub(e.Text)
 		if text == "" {
 			continue
 		}
@@ -142,7 +144,7 @@ func renderFull(p Page, now time.Time) Result {
 	var first, last string
 	for i := range t.Entries {
 		if e := &t.Entries[i]; e.Kind == KindUser {
-			if text := Scrub(e.Text); text != "" {
+			if text := privacy.Scrub(e.Text); text != "" {
 				if first == "" {
 					first = text
 				}
@@ -331,7 +333,7 @@ func clock(t time.Time) string {
 }
 
 func observationLine(o *Observation) string {
-	title := oneLine(Scrub(o.Title), maxBrief)
+	title := oneLine(privacy.Scrub(o.Title), maxBrief)
 	var clause string
 	if o.derived {
 		clause = o.Narrative
@@ -339,7 +341,7 @@ func observationLine(o *Observation) string {
 			clause = code(clause)
 		}
 	} else {
-		clause = FirstClause(Scrub(o.Narrative))
+		clause = FirstClause(privacy.Scrub(o.Narrative))
 	}
 	if title == "" && clause == "" {
 		return ""
@@ -456,7 +458,7 @@ func renderReconstructed(p Page, now time.Time) Result {
 	sort.Ints(order)
 
 	promptText := func(x Prompt) string {
-		s := Scrub(x.Text)
+		s := privacy.Scrub(x.Text)
 		if s != "" && x.Truncated {
 			s += " " + truncatedMarker
 		}
@@ -468,11 +470,11 @@ func renderReconstructed(p Page, now time.Time) Result {
 			if first == "" {
 				first = s
 			}
-			lastPrompt = Scrub(x.Text)
+			lastPrompt = privacy.Scrub(x.Text)
 		}
 	}
 	for _, x := range summaries {
-		if s := Scrub(x.Text); s != "" {
+		if s := privacy.Scrub(x.Text); s != "" {
 			lastSummary = s
 		}
 	}
@@ -533,7 +535,7 @@ func renderReconstructed(p Page, now time.Time) Result {
 			b.WriteString("*What happened:*\n" + strings.Join(lines, "") + "\n")
 		}
 		for _, x := range es {
-			if s := Scrub(x.Text); s != "" {
+			if s := privacy.Scrub(x.Text); s != "" {
 				at := ""
 				if !x.Time.IsZero() {
 					at = ", " + x.Time.UTC().Format("15:04")
@@ -542,7 +544,7 @@ func renderReconstructed(p Page, now time.Time) Result {
 			}
 		}
 		for _, x := range ss {
-			if s := Scrub(x.Text); s != "" {
+			if s := privacy.Scrub(x.Text); s != "" {
 				fmt.Fprintf(&b, "> Session summary (generated — not verbatim)\n>\n%s\n\n", quote(s))
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/batonhq/baton/bottle/privacy"
 )
 
 // Kind says what a transcript entry is.
@@ -106,7 +108,7 @@ func (t *Transcript) observeTime(ts time.Time) {
 }
 
 func (t *Transcript) addUser(pos int64, ts time.Time, text string) {
-	text = Scrub(text)
+	text = privacy.Scrub(text)
 	if text == "" {
 		return
 	}
@@ -117,7 +119,7 @@ func (t *Transcript) addUser(pos int64, ts time.Time, text string) {
 // same message in the current turn: harnesses log one model message as
 // several lines, one content block each.
 func (t *Transcript) addAssistant(pos int64, ts time.Time, msgID, text string) {
-	text = Scrub(text)
+	text = privacy.Scrub(text)
 	if text == "" {
 		return
 	}
@@ -207,7 +209,7 @@ func Brief(tool string, input []byte) (string, bool) {
 		if json.Unmarshal(input, &s) != nil {
 			s = string(input)
 		}
-		return oneLine(Scrub(s), maxBrief), false
+		return oneLine(privacy.Scrub(s), maxBrief), false
 	}
 	rule, known := briefRules[tool]
 	var raw json.RawMessage
@@ -236,7 +238,7 @@ func Brief(tool string, input []byte) (string, bool) {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return "", false
 	}
-	return oneLine(Scrub(briefValue(v)), maxBrief), code
+	return oneLine(privacy.Scrub(briefValue(v)), maxBrief), code
 }
 
 // oneLine returns the first non-empty line of s, cut to max runes, with an

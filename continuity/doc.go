@@ -1,6 +1,8 @@
 // Package continuity is baton's domain service: the one place that sequences
-// the pure rules (lease, triage, provenance) and storage, so that a coding
-// agent's work carries across sessions and harnesses.
+// the pure rules (lease, triage, provenance, bottle/privacy, and its own
+// continuity/memrule and continuity/brief) and storage, so that a coding
+// agent's work carries across sessions and harnesses. It reads rows, asks a
+// rule, and applies the decision; no decision is made here twice.
 //
 // A conversation is addressed by its natural key (tenant, agent, session id);
 // its row's id is the opaque sessionRunId that writes may carry. The Service
@@ -28,10 +30,9 @@
 //	triage.go    TriageBegin, TriageComplete, Debrief
 //	briefing.go  Briefing, OpenCommitments, Memory; the Briefer and Commitments interfaces
 //	bottles.go   BottleStore: the bottle marker and history for one tenant and agent
-//	privacy.go   Scrub, the one privacy filter on every persisted text
 //	store.go     Store and Tx, the storage contract
 //	types.go     the domain types and the ledger vocabulary
-//	errors.go    Error and its codes
+//	errors.go    Error and its codes; ruleError, the one map from the rule packages' errors to them
 //	validate.go  input limits and validation
 //	wire_test.go every wire shape against testdata/wire.golden (-update rewrites it),
 //	             and a json tag on every exported field of a param or result type

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/batonhq/baton/bottle/privacy"
 	"github.com/google/uuid"
 )
 
@@ -122,7 +123,7 @@ func isHex(s string) bool {
 // filtered and cut to MaxRecordTextLen characters; with nothing recorded
 // a field says so rather than being left blank.
 func DeriveEpisode(e Episode, lastPrompt, lastExcerpt string) Episode {
-	lastPrompt, lastExcerpt = strings.TrimSpace(Scrub(lastPrompt)), strings.TrimSpace(Scrub(lastExcerpt))
+	lastPrompt, lastExcerpt = strings.TrimSpace(privacy.Scrub(lastPrompt)), strings.TrimSpace(privacy.Scrub(lastExcerpt))
 	if e.Objective == "" {
 		e.Objective = orUnknown(lastPrompt, "not recorded (no prompt was recorded)")
 	}

@@ -1,4 +1,4 @@
-package bottle
+package privacy
 
 import (
 	"regexp"
@@ -61,4 +61,17 @@ func Scrub(s string) string {
 		}
 	}
 	return strings.TrimSpace(s)
+}
+
+// Residue returns a scrubbed tag of which s still holds a complete element,
+// or "" when it holds none. Scrub's output always answers "": every path
+// that stores or renders text checks that invariant with it (the fuzz
+// targets of this package and of the bottle readers).
+func Residue(s string) string {
+	for i, re := range scrubPatterns {
+		if re.MatchString(s) {
+			return scrubbedTags[i]
+		}
+	}
+	return ""
 }
