@@ -6,32 +6,7 @@ import (
 	"time"
 
 	"github.com/batonhq/baton/continuity/brief"
-)
-
-// Briefer produces the SessionStart briefing. The Service implements it over
-// the built-in memory store; a host with its own memory will implement it
-// instead, for the planned hook adapter (nothing in the tree takes a Briefer
-// yet).
-type Briefer interface {
-	// Briefing returns the tenant's bounded live state for a selector.
-	Briefing(ctx context.Context, tenant string, p BriefingParams) (Briefing, error)
-}
-
-// Commitments is the part of a memory store the planned closer needs: list
-// open commitments, resolve one. The Service implements it; a host with its
-// own memory will implement it instead (nothing in the tree takes one yet;
-// the debrief lists a session's briefed rows, not this).
-type Commitments interface {
-	// OpenCommitments lists the open commitments for a project (and those
-	// with no project).
-	OpenCommitments(ctx context.Context, tenant, project string) ([]Memory, error)
-	// Resolve marks a memory resolved.
-	Resolve(ctx context.Context, tenant, id string, p TransitionParams) (WriteResult, error)
-}
-
-var (
-	_ Briefer     = (*Service)(nil)
-	_ Commitments = (*Service)(nil)
+	"github.com/batonhq/baton/continuity/freshness"
 )
 
 // BriefingPolicy bounds a briefing. Its values are declared once, in
@@ -74,6 +49,20 @@ type Briefing struct {
 	Items       []BriefingItem  `json:"items"`
 	Briefed     []BriefedMemory `json:"briefed"`
 	Text        string          `json:"text"`
+	// Handover is the project's newest handover with its freshness, when
+	// there is one. Its divergence is read against a working directory's
+	// HEAD, so it is decided where the work tree is (Episodes), and the text
+	// a SessionStart injects shows it after the briefing.
+	Handover *HandoverView `json:"handover,omitempty"`
+}
+
+// HandoverView is a handover as a briefing shows it: the record and its
+// freshness at the briefing's instant; History says it is shown as history
+// (stale or invalid), its next action not quoted as current.
+type HandoverView struct {
+	Record    Record            `json:"record"`
+	Freshness freshness.Reading `json:"freshness"`
+	History   bool              `json:"history"`
 }
 
 // The briefing's sections, in the order they render (brief declares them
@@ -122,6 +111,12 @@ func (s *Service) Briefing(ctx context.Context, tenant string, p BriefingParams)
 				b.Items = append(b.Items, BriefingItem{ID: m.ID, Kind: m.Kind, Topic: m.Topic, Status: m.Status, Content: m.Content, Section: sec.Name, Due: m.Due})
 			}
 		}
+		hs, err := tx.Records(ctx, RecordQuery{ByProject: true, Project: p.Project, Kinds: []RecordKind{RecordHandover}, Limit: 1})
+		if err != nil || len(hs) == 0 {
+			return err
+		}
+		r := s.freshness.Of(hs[0].CreatedAt, now)
+		b.Handover = &HandoverView{Record: hs[0], Freshness: r, History: r.Label.History()}
 		return nil
 	})
 	if err != nil {

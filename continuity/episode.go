@@ -160,11 +160,10 @@ func (s *Service) SessionStart(ctx context.Context, tenant string, p StartParams
 			}
 			if p.Source == SourceStartup || res.Started {
 				res.Briefing = &b
-				h, err := s.newestHandover(ctx, tenant, p.Project)
-				if err != nil {
-					return err
+				if b.Handover != nil {
+					h := b.Handover.Record
+					res.Handover = &h
 				}
-				res.Handover = h
 			}
 			return nil
 		case SourceResume:
@@ -207,15 +206,6 @@ func (s *Service) SessionStart(ctx context.Context, tenant string, p StartParams
 	})
 	res.ReceiptID = id
 	return res, err
-}
-
-// newestHandover returns the project's newest handover, or nil.
-func (s *Service) newestHandover(ctx context.Context, tenant, project string) (*Record, error) {
-	rs, err := s.Records(ctx, tenant, RecordQuery{ByProject: true, Project: project, Kinds: []RecordKind{RecordHandover}, Limit: 1})
-	if err != nil || len(rs) == 0 {
-		return nil, err
-	}
-	return &rs[0], nil
 }
 
 // PromptParams is a user prompt submission.

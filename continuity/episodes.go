@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/continuity/brief"
 	"github.com/batonhq/baton/continuity/freshness"
 	"github.com/batonhq/baton/continuity/inject"
 	"github.com/batonhq/baton/continuity/workdir"
@@ -150,9 +151,13 @@ func (e *Episodes) startBudget() (total, briefing int) {
 	return total, total - overhead - maxHandoverBlock
 }
 
-// maxHandoverBlock bounds a rendered handover block: a heading and four
-// fields, each at most inject.MaxHandoverFieldLen characters.
-const maxHandoverBlock = 5*inject.MaxHandoverFieldLen + 200
+// handoverFieldLen bounds each of a handover's fields as a SessionStart
+// shows it (the record keeps up to MaxRecordTextLen), and maxHandoverBlock
+// the whole block: a heading and five lines.
+const (
+	handoverFieldLen = 400
+	maxHandoverBlock = 3*handoverFieldLen + MaxTopicLen + 400
+)
 
 func (e *Episodes) start(ctx context.Context, ev HookEvent) (HookOutcome, error) {
 	total, briefingBudget := e.startBudget()
@@ -246,11 +251,12 @@ func (e *Episodes) handover(ctx context.Context, ev HookEvent, h *Record) string
 	if ev.Cwd != "" {
 		a.Divergence = divergence(ctx, ev.Cwd, h)
 	}
-	return inject.Handover(inject.HandoverInput{
-		Task: h.TaskName(), Objective: h.Objective, State: h.State, NextAction: h.NextAction,
-		Freshness: a.Freshness.Label.String(), FreshnessReason: a.Freshness.Reason, Divergence: a.Divergence.String(),
+	return strings.TrimLeft(brief.HandoverBlock(brief.Handover{
+		Kind: string(h.Kind), CreatedAt: h.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"), Task: h.TaskName(),
+		Objective: cutTo(h.Objective, handoverFieldLen), State: cutTo(h.State, handoverFieldLen), NextAction: cutTo(h.NextAction, handoverFieldLen),
+		Label:   a.Freshness.Label.String() + ": " + a.Freshness.Reason + "; git: " + a.Divergence.String(),
 		History: a.History(),
-	})
+	}), "\n")
 }
 
 // divergence reads the record's git position against dir's HEAD.

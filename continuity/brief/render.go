@@ -21,15 +21,18 @@ type Item struct {
 	Due     *time.Time     `json:"due,omitempty"`
 }
 
-// Handover is the newest handover (or checkpoint) of the project as the
-// briefing shows it. The service prepares every field as text: the
-// freshness and divergence rules decide Label and History, so this package
-// only lays them out.
+// Handover is the newest handover (or checkpoint) of the project as a
+// SessionStart shows it, after the briefing. The caller prepares every field
+// as text: the freshness and divergence rules decide Label and History
+// (divergence is read against the working directory's HEAD, so it is
+// decided where the work tree is), and this package only lays them out.
 type Handover struct {
 	// Kind is the record's kind, "handover" when empty.
 	Kind string
 	// CreatedAt is when the record was written, as it should read.
 	CreatedAt string
+	// Task is the task the episode carried ("none" when it carried none).
+	Task string
 	// Objective, State and NextAction are the record's text.
 	Objective  string
 	State      string
@@ -47,8 +50,6 @@ type Handover struct {
 type Input struct {
 	// Project names the project in the header; "" for every project.
 	Project string
-	// Handover, when set, is shown right after the header.
-	Handover *Handover
 	// Items are the rows in render order, grouped by section.
 	Items []Item
 	// Budget is the text's budget in characters.
@@ -61,13 +62,11 @@ type Result struct {
 	// Shown counts the items that survived the cut: they are
 	// Input.Items[:Shown], exactly the rows the agent saw.
 	Shown int
-	// Handover says the handover block was shown.
-	Handover bool
 }
 
 // Render renders the briefing and cuts it at the budget. The header comes
-// first (when even it does not fit, the text is empty), then the handover
-// block, then the items in order. A block or a row renders whole or not at
+// first (when even it does not fit, the text is empty), then the items in
+// order. A block or a row renders whole or not at
 // all, and the cut is a prefix of the whole text, so the rows that survived
 // are exactly the ones the agent saw; a note says what was cut.
 func Render(in Input) Result {
@@ -80,14 +79,6 @@ func Render(in Input) Result {
 		return Result{}
 	}
 	var res Result
-	if in.Handover != nil {
-		if !w.write(handoverBlock(*in.Handover)) {
-			w.write(cutNote("the last "+handoverKind(*in.Handover), len(in.Items)))
-			res.Text = w.out.String()
-			return res
-		}
-		res.Handover = true
-	}
 	if len(in.Items) == 0 {
 		w.write("\nNo open commitments, blockers, decisions or preferences are recorded.\n")
 		res.Text = w.out.String()
@@ -105,7 +96,7 @@ func Render(in Input) Result {
 		}
 		chunk.WriteString("\n")
 		if !w.write(chunk.String()) {
-			w.write(cutNote("", len(in.Items)-i))
+			w.write(cutNote(len(in.Items) - i))
 			break
 		}
 		section = it.Section
@@ -115,10 +106,11 @@ func Render(in Input) Result {
 	return res
 }
 
-// handoverBlock lays out a handover: current, with its next action, or
-// history, without it. Every value is one line, so record text cannot
-// forge a heading or a row.
-func handoverBlock(h Handover) string {
+// HandoverBlock lays out a handover: current, with its next action, or
+// history, without it (an instruction that was right days ago is worse than
+// none when the worker cannot tell it is wrong until after acting on it).
+// Every value is one line, so record text cannot forge a heading or a row.
+func HandoverBlock(h Handover) string {
 	kind := handoverKind(h)
 	var b strings.Builder
 	if h.History {
@@ -136,6 +128,7 @@ func handoverBlock(h Handover) string {
 		}
 	}
 	line("Written", h.CreatedAt)
+	line("Task", h.Task)
 	line("Objective", h.Objective)
 	line("State", h.State)
 	switch {
@@ -154,18 +147,11 @@ func handoverKind(h Handover) string {
 	return "handover"
 }
 
-// cutNote says what the budget cut: a block (the handover) that did not
-// fit, and the rows after it.
-func cutNote(block string, rows int) string {
+// cutNote says how many rows the budget cut.
+func cutNote(rows int) string {
 	what := fmt.Sprintf("%d more rows", rows)
 	if rows == 1 {
 		what = "1 more row"
-	}
-	switch {
-	case block != "" && rows > 0:
-		what = block + " and " + what
-	case block != "":
-		what = block
 	}
 	return "\n(" + what + " cut at the briefing's budget)\n"
 }
