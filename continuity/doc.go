@@ -13,6 +13,12 @@
 // Stop triage handshake; renders the briefing and the debrief prompt; and
 // keeps the bottle marker and the history a degraded bottle is rebuilt from.
 //
+// Adapters call API, one tenant-bound interface (Service.For binds the
+// tenant; the HTTP client will implement it too) with one method per hook
+// event, each recording its receipt first and its failure after. Episodes
+// runs the part of a hook event that reads the local transcript and work
+// tree (bottle render and seal, git facts) around that one call.
+//
 // Storage is the Store interface: tenant-scoped transactions in which every
 // multi-row decision runs. continuity/sqlstore implements it on SQLite and
 // Postgres, and continuity/storetest is the one suite every Store passes.
@@ -23,13 +29,17 @@
 //
 // Files:
 //
+//	api.go       API, the interface every adapter calls; Local, the Service bound to a tenant
+//	episode.go   SessionStart, UserPrompt, Stop, PreCompact, SessionEnd, RecordFailure: a method per hook event
+//	episodes.go  Episodes: a hook event's local half (bottle, git facts) around one API call
+//	records.go   checkpoints and handovers (Record), derived from the last prompt and excerpt
 //	service.go   Service, options, the clock
 //	sessions.go  Open, Heartbeat, Close, Compact, Clear, Session, Sweep: the lifecycle matrix
 //	ledger.go    Receive, AppendReceipt, AppendEvent, Ledger: receipts and bounded retention
 //	memory.go    Remember, Revise, Resolve, Unresolve, Archive, Import; attribution; RunEvents
 //	triage.go    TriageBegin, TriageComplete, Debrief
-//	briefing.go  Briefing, OpenCommitments, Memory; the Briefer and Commitments interfaces
-//	bottles.go   BottleStore: the bottle marker and history for one tenant and agent
+//	briefing.go  Briefing (with the newest handover and its freshness), OpenCommitments, Memory
+//	bottles.go   the bottle marker and history; BottleStore binds one agent of an API for a bottle.Bottler
 //	store.go     Store and Tx, the storage contract
 //	types.go     the domain types and the ledger vocabulary
 //	errors.go    Error and its codes; ruleError, the one map from the rule packages' errors to them

@@ -23,8 +23,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/batonhq/baton/bottle"
-	"github.com/batonhq/baton/continuity/freshness"
 	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/continuity/freshness"
 	"github.com/batonhq/baton/lease"
 	"github.com/batonhq/baton/provenance"
 	"github.com/batonhq/baton/triage"
