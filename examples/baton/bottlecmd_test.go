@@ -9,13 +9,16 @@ import (
 
 const realTranscript = "../../bottle/testdata/claude-2.1.328.jsonl"
 
+// realSession is realTranscript's session id.
+const realSession = "c96e6033-0cbe-4890-a588-1160d3853949"
+
 func TestBottleCommands(t *testing.T) {
 	env := testEnv(t)
-	out, err := run(t, env, "bottle", "render", "--transcript", realTranscript)
-	if err != nil {
-		t.Fatal(err)
+	out, stderr, status := run(t, env, []string{"bottle", "render", "--transcript", realTranscript})
+	if status != exitOK {
+		t.Fatalf("render: status %d: %s", status, stderr)
 	}
-	for _, want := range []string{"# Session bottle — c96e6033-0cbe-4890-a588-1160d3853949", "mode: full", "echo hi-from-tool"} {
+	for _, want := range []string{"# Session bottle — " + realSession, "mode: full", "echo hi-from-tool"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("render lacks %q", want)
 		}
@@ -26,17 +29,30 @@ func TestBottleCommands(t *testing.T) {
 		}
 	}
 
-	// --out writes the file; show reads it back from BATON_HOME.
-	dst := filepath.Join(env.Home, "bottles", "c96e6033-0cbe-4890-a588-1160d3853949.md")
-	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+	// --out writes the file and prints nothing.
+	dst := filepath.Join(t.TempDir(), "bottle.md")
+	if out, _, status := run(t, env, []string{"bottle", "render", "--transcript", realTranscript, "--out", dst}); status != exitOK || out != "" {
+		t.Fatalf("render --out: status %d, stdout %q", status, out)
+	}
+	if data, err := os.ReadFile(dst); err != nil || !strings.Contains(string(data), "echo hi-from-tool") {
+		t.Fatalf("render --out wrote %q: %v", data, err)
+	}
+
+	// --keep writes the agent's bottle under BATON_HOME, where show reads
+	// it; another agent's conversation with the same id has none.
+	for _, agent := range []string{defaultAgent, "codex"} {
+		kept, stderr, status := run(t, env, []string{"bottle", "render", "--transcript", realTranscript, "--keep", "--agent", agent})
+		want := filepath.Join(env.Home, "bottles", agent, realSession+".md")
+		if status != exitOK || strings.TrimSpace(kept) != want {
+			t.Fatalf("render --keep --agent %s: status %d, printed %q, want %q: %s", agent, status, kept, want, stderr)
+		}
+	}
+	if err := os.Remove(filepath.Join(env.Home, "bottles", "codex", realSession+".md")); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := run(t, env, "bottle", "render", "--transcript", realTranscript, "--out", dst); err != nil || out != "" {
-		t.Fatalf("render --out: %q %v", out, err)
-	}
-	shown, err := run(t, env, "bottle", "show", "c96e6033-0cbe-4890-a588-1160d3853949")
-	if err != nil || !strings.Contains(shown, "echo hi-from-tool") {
-		t.Fatalf("show: %v\n%s", err, shown)
+	shown, stderr, status := run(t, env, []string{"bottle", "show", realSession})
+	if status != exitOK || !strings.Contains(shown, "echo hi-from-tool") {
+		t.Fatalf("show: status %d: %s\n%s", status, stderr, shown)
 	}
 
 	empty := filepath.Join(t.TempDir(), "empty.jsonl")
@@ -44,19 +60,22 @@ func TestBottleCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := []struct {
-		args []string
-		want string
+		args   []string
+		status int
+		stderr string
 	}{
-		{[]string{"bottle", "show", "never-bottled"}, "no bottle for session never-bottled"},
-		{[]string{"bottle", "show", "../etc/passwd"}, "invalid session id"},
-		{[]string{"bottle", "render", "--transcript", empty}, "holds no conversation"},
+		{[]string{"bottle", "show", "--agent", "codex", realSession}, exitFailure, "no bottle for session " + realSession},
+		{[]string{"bottle", "show", "never-bottled"}, exitFailure, "no bottle for session never-bottled"},
+		{[]string{"bottle", "show", "../etc/passwd"}, exitFailure, "invalid session id"},
+		{[]string{"bottle", "render", "--transcript", empty}, exitFailure, "holds no conversation"},
+		{[]string{"bottle", "render", "--transcript", empty, "--keep"}, exitFailure, "holds no conversation"},
+		{[]string{"bottle", "render", "--transcript", realTranscript, "--keep", "--out", dst}, exitUsage, "--out and --keep can't be used together"},
+		{[]string{"bottle", "render", "--transcript", filepath.Join(t.TempDir(), "missing.jsonl")}, exitUsage, "missing.jsonl"},
 	}
 	for _, tc := range cases {
-		if _, err := run(t, env, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: err %v, want %q", tc.args, err, tc.want)
+		out, stderr, status := run(t, env, tc.args)
+		if status != tc.status || out != "" || !strings.Contains(stderr, tc.stderr) {
+			t.Errorf("%v: status %d, stdout %q, stderr %q; want %d and %q", tc.args, status, out, stderr, tc.status, tc.stderr)
 		}
-	}
-	if _, err := run(t, env, "bottle", "render", "--transcript", filepath.Join(t.TempDir(), "missing.jsonl")); err == nil {
-		t.Error("render of a missing transcript succeeded")
 	}
 }

@@ -1,10 +1,14 @@
 // Command baton is the reference binary over the baton SDK: a scripted demo,
 // curated-memory commands, the briefing and the bottle commands. Each command
-// is a kong struct with a Run method; dependencies are bound, so every
-// command runs in-process in tests.
+// is a kong struct with a Run method that takes what it needs from the
+// bindings: the environment, a context, the tenant-bound continuity.API
+// (the store is opened in one place, Env.Open, and only when a command takes
+// the API). Every command runs in-process in tests, over the real store or
+// over another API bound in its place.
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -41,6 +45,9 @@ type CLI struct {
 	Version   VersionCmd   `cmd:"" help:"Print baton's version."`
 }
 
+// defaultAgent is the agent the commands' bottles and runner default to.
+const defaultAgent = "claude-code"
+
 // VersionCmd prints the version.
 type VersionCmd struct{}
 
@@ -50,11 +57,17 @@ func (VersionCmd) Run(env *Env) error {
 	return err
 }
 
-// newParser builds the command line over cli with env bound. Kong calls exit
-// after printing --help.
-func newParser(cli *CLI, env *Env, exit func(int)) (*kong.Kong, error) {
-	return kong.New(cli, kong.Name("baton"), kong.Description(description),
-		kong.Writers(env.Stdout, env.Stderr), kong.Exit(exit), kong.Bind(env))
+// newParser builds the command line over cli. Commands take what is bound:
+// env, a context, and the API over the store that s opens on first use.
+// opts come last, so they may bind another API in the store's place.
+func newParser(cli *CLI, env *Env, s *lazyStore, exit func(int), opts ...kong.Option) (*kong.Kong, error) {
+	return kong.New(cli, append([]kong.Option{
+		kong.Name("baton"), kong.Description(description),
+		kong.Writers(env.Stdout, env.Stderr), kong.Exit(exit),
+		kong.Vars{"defaultAgent": defaultAgent},
+		kong.Bind(env), kong.BindTo(context.Background(), (*context.Context)(nil)),
+		kong.BindSingletonProvider(s.API),
+	}, opts...)...)
 }
 
 // exitRequest carries the status kong asks to exit with (after --help) back
@@ -64,7 +77,8 @@ type exitRequest int
 // execute runs the command line args against env and returns the exit
 // status. Parse errors print the error and the usage to stderr, never to
 // stdout, so `baton bottle render ... > bottle.md` holds a bottle or nothing.
-func execute(args []string, env *Env) (status int) {
+// opts are added to the parser's (see newParser).
+func execute(args []string, env *Env, opts ...kong.Option) (status int) {
 	defer func() {
 		if r := recover(); r != nil {
 			req, ok := r.(exitRequest)
@@ -75,7 +89,9 @@ func execute(args []string, env *Env) (status int) {
 		}
 	}()
 	var cli CLI
-	parser, err := newParser(&cli, env, func(code int) { panic(exitRequest(code)) })
+	store := &lazyStore{env: env}
+	defer store.Close()
+	parser, err := newParser(&cli, env, store, func(code int) { panic(exitRequest(code)) }, opts...)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "baton:", err)
 		return exitFailure
