@@ -350,7 +350,7 @@ func (d *demo) script(home string) error {
 	if err != nil {
 		return err
 	}
-	d.say("    `baton briefing` now shows the handover's age:\n%s", indent(lastLines(brief, 5)))
+	d.say("    `baton briefing` now shows the handover's age:\n%s", indent(lastLines(brief, 6)))
 
 	d.title("The ledger")
 	es, err := api.Ledger(ctx, uuid.Nil, 1000)
