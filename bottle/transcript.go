@@ -144,7 +144,7 @@ func (t *Transcript) addCall(pos int64, ts time.Time, msgID, tool, id string, in
 	})
 	if id != "" {
 		if t.calls == nil {
-			t.calls = make(map[string]int)
+			t.calls = callIndex(t) // after a cache load: index the calls read before
 		}
 		t.calls[id] = len(t.Entries) - 1
 	}
