@@ -81,6 +81,9 @@ type Transcript struct {
 	Entries []Entry `json:"entries"`
 	// Skipped counts complete lines that were not valid JSON.
 	Skipped int `json:"skipped"`
+	// Gemini is the Gemini CLI reader's memory of the messages it has read;
+	// nil for other formats.
+	Gemini *GeminiState `json:"gemini,omitempty"`
 
 	calls map[string]int // tool-use id → index in Entries; rebuilt on load
 }
@@ -172,8 +175,8 @@ type briefRule struct {
 }
 
 // briefRules is the derivation table for observations without a host source.
-// Tool names are the models' vocabulary, shared by harnesses; Codex's shell
-// tools sit beside Claude Code's.
+// Tool names are the models' vocabulary, shared by harnesses; Codex's and
+// Gemini CLI's tools sit beside Claude Code's.
 var briefRules = map[string]briefRule{
 	"Bash":          {keys: []string{"command"}, code: true},
 	"Edit":          {keys: []string{"file_path"}},
@@ -188,6 +191,14 @@ var briefRules = map[string]briefRule{
 	"shell":         {keys: []string{"command", "cmd"}, code: true},
 	"local_shell":   {keys: []string{"command"}, code: true},
 	"shell_command": {keys: []string{"command"}, code: true},
+	// Gemini CLI's tools.
+	"run_shell_command":   {keys: []string{"command"}, code: true},
+	"read_file":           {keys: []string{"file_path", "absolute_path"}},
+	"write_file":          {keys: []string{"file_path"}},
+	"replace":             {keys: []string{"file_path"}},
+	"glob":                {keys: []string{"pattern"}, code: true},
+	"search_file_content": {keys: []string{"pattern"}, code: true},
+	"grep_search":         {keys: []string{"pattern"}, code: true},
 }
 
 // maxBrief bounds a brief in runes; a brief is a pointer, not a payload.
