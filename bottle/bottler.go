@@ -123,7 +123,9 @@ func (b *Bottler) Read(sessionID string) ([]byte, error) {
 // transcript is parsed only from the cached cursor on. transcriptPath may
 // be empty or name a file that no longer exists: the ladder then
 // reconstructs the bottle from History, or returns ModeTimeline and writes
-// nothing. A failed render leaves the previous bottle intact.
+// nothing. A path a harness names wrongly (Gemini CLI's stray resume file)
+// is first resolved with ResolveTranscript. A failed render leaves the
+// previous bottle intact.
 func (b *Bottler) Render(ctx context.Context, sessionID, transcriptPath string) (Bottle, error) {
 	return b.render(ctx, sessionID, transcriptPath, nil)
 }
@@ -150,6 +152,7 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 	page := Page{SessionID: sessionID, Queue: q}
 	statePath := filepath.Join(b.Dir(), sessionID+".state.gob")
 	if transcriptPath != "" {
+		transcriptPath = ResolveTranscript(transcriptPath)
 		st, err := refresh(statePath, transcriptPath)
 		switch {
 		case err == nil:
@@ -228,7 +231,7 @@ func (b *Bottler) Archive(ctx context.Context, sessionID string) (string, error)
 
 // stateVersion changes whenever the cached parse would be read differently;
 // a cache of another version is discarded and the transcript reparsed.
-const stateVersion = 1
+const stateVersion = 2
 
 // prefixLen is how much of the transcript's head the cursor fingerprints to
 // notice a file replaced by another of at least the same length.

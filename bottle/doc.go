@@ -23,10 +23,11 @@
 //
 //	privacy/       Scrub, the one privacy filter (shared with continuity), and ContextTag
 //	transcript.go  Entry, Transcript (parsed state), Brief (tool-call gist)
-//	reader.go      Format, ReadLines (complete lines only), envelope filter
+//	reader.go      Format, the format table, ReadLines (complete lines only), ResolveTranscript, envelope filter
 //	skim.go        a JSON structure walker that skips bulk values unread
 //	claude.go      Claude Code JSONL lines
 //	codex.go       Codex CLI rollout lines
+//	gemini.go      Gemini CLI chat recording lines, $set.messages reconciliation, the stray resume file
 //	observe.go     Observation, ObservationSource, Stub, Queue, DeriveObservations, FirstClause
 //	history.go     Prompt, StopExcerpt, Summary, Record, History
 //	render.go      Mode, Page, Result, Render (full and reconstructed)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -23,7 +24,39 @@ const (
 	// FormatCodex is Codex CLI's rollout JSONL
 	// (~/.codex/sessions/.../rollout-*.jsonl).
 	FormatCodex Format = "codex"
+	// FormatGemini is Gemini CLI's chat recording JSONL
+	// (~/.gemini/tmp/<project>/chats/session-*.jsonl).
+	FormatGemini Format = "gemini"
 )
+
+// reader is one row of the format table: how a format is recognised from a
+// line, how its lines are parsed, and, optionally, how a transcript path the
+// harness gave is resolved to the file that holds the conversation.
+type reader struct {
+	format  Format
+	detect  func(line []byte) bool // nil in the last row, the fallback
+	parse   func(t *Transcript, pos int64, line []byte) bool
+	resolve func(path string) string
+}
+
+// formats is the format table, in detection order. A parse function reports
+// false only when the line is not a JSON object.
+var formats = []reader{
+	{format: FormatCodex, detect: isCodexLine, parse: (*Transcript).parseCodex},
+	{format: FormatGemini, detect: isGeminiLine, parse: (*Transcript).parseGemini, resolve: resolveGemini},
+	{format: FormatClaudeCode, parse: (*Transcript).parseClaude},
+}
+
+// readerOf returns the table row of f; an unknown format reads as the
+// fallback.
+func readerOf(f Format) reader {
+	for _, r := range formats {
+		if r.format == f {
+			return r
+		}
+	}
+	return formats[len(formats)-1]
+}
 
 // maxLine bounds one transcript line. A longer line (a tool result of tens of
 // megabytes) cannot hold anything a bottle keeps in full, so it is skipped
@@ -35,15 +68,53 @@ const maxLine = 32 << 20
 const readBuffer = 256 << 10
 
 // DetectFormat guesses the format of a transcript from one of its lines:
-// Codex wraps every line in {timestamp, type, payload}; Claude Code does not.
+// Codex wraps every line in {timestamp, type, payload}; Gemini CLI's lines
+// are a header with a projectHash, a $set or $rewindTo update, or a message
+// record of type gemini; anything else is Claude Code's.
 func DetectFormat(line []byte) Format {
+	for _, r := range formats {
+		if r.detect == nil || r.detect(line) {
+			return r.format
+		}
+	}
+	return formats[len(formats)-1].format
+}
+
+func isCodexLine(line []byte) bool {
 	var probe struct {
 		Payload json.RawMessage `json:"payload"`
 	}
-	if json.Unmarshal(line, &probe) == nil && len(probe.Payload) > 0 {
-		return FormatCodex
+	return json.Unmarshal(line, &probe) == nil && len(probe.Payload) > 0
+}
+
+// maxHead bounds the first line ResolveTranscript reads to tell the format;
+// a longer one is no file a format resolves (Gemini CLI's header is short).
+const maxHead = 4 << 10
+
+// ResolveTranscript returns the path of the file that holds the conversation
+// of the transcript the harness named: path itself, except where a format
+// knows the harness can name the wrong file (Gemini CLI's stray resume file,
+// see resolveGemini). It never fails: when in doubt it returns path. Only a
+// regular file is read.
+func ResolveTranscript(path string) string {
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return path
 	}
-	return FormatClaudeCode
+	f, err := os.Open(path)
+	if err != nil {
+		return path
+	}
+	var head [maxHead]byte
+	n, err := io.ReadFull(f, head[:])
+	f.Close()
+	line, _, complete := bytes.Cut(head[:n], []byte{'\n'})
+	if !complete && err == nil {
+		return path // a first line longer than maxHead
+	}
+	if r := readerOf(DetectFormat(bytes.TrimSpace(line))); r.resolve != nil {
+		return r.resolve(path)
+	}
+	return path
 }
 
 // ReadLines parses the complete lines of r into t. r must be positioned at
@@ -104,14 +175,7 @@ func (t *Transcript) ParseLine(pos int64, line []byte) {
 	if t.Format == "" {
 		t.Format = DetectFormat(line)
 	}
-	var ok bool
-	switch t.Format {
-	case FormatCodex:
-		ok = t.parseCodex(pos, line)
-	default:
-		ok = t.parseClaude(pos, line)
-	}
-	if !ok {
+	if !readerOf(t.Format).parse(t, pos, line) {
 		t.Skipped++
 	}
 }

@@ -163,6 +163,11 @@ func TestDetectFormat(t *testing.T) {
 		{`{"timestamp":"x","type":"session_meta","payload":{"id":"a"}}`, FormatCodex},
 		{`{"type":"user","message":{"content":"x"}}`, FormatClaudeCode},
 		{`not json`, FormatClaudeCode},
+		{`{"sessionId":"s","projectHash":"h","startTime":"x","lastUpdated":"x","kind":"main"}`, FormatGemini},
+		{`{"$set":{"messages":[]}}`, FormatGemini},
+		{`{"$rewindTo":"m1"}`, FormatGemini},
+		{`{"id":"g","timestamp":"x","type":"gemini","content":"hi"}`, FormatGemini},
+		{`{"sessionId":"s","type":"user","message":{"content":"x"}}`, FormatClaudeCode},
 	}
 	for _, c := range cases {
 		if got := DetectFormat([]byte(c.line)); got != c.want {

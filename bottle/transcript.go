@@ -83,6 +83,9 @@ type Transcript struct {
 	Entries []Entry `json:"entries"`
 	// Skipped counts complete lines that were not valid JSON.
 	Skipped int `json:"skipped"`
+	// Gemini is the Gemini CLI reader's memory of the messages it has read;
+	// nil for other formats.
+	Gemini *GeminiState `json:"gemini,omitempty"`
 
 	calls map[string]int // tool-use id → index in Entries; rebuilt on load
 }
@@ -146,7 +149,7 @@ func (t *Transcript) addCall(pos int64, ts time.Time, msgID, tool, id string, in
 	})
 	if id != "" {
 		if t.calls == nil {
-			t.calls = make(map[string]int)
+			t.calls = callIndex(t) // after a cache load: index the calls read before
 		}
 		t.calls[id] = len(t.Entries) - 1
 	}
@@ -174,8 +177,8 @@ type briefRule struct {
 }
 
 // briefRules is the derivation table for observations without a host source.
-// Tool names are the models' vocabulary, shared by harnesses; Codex's shell
-// tools sit beside Claude Code's.
+// Tool names are the models' vocabulary, shared by harnesses; Codex's and
+// Gemini CLI's tools sit beside Claude Code's.
 var briefRules = map[string]briefRule{
 	"Bash":          {keys: []string{"command"}, code: true},
 	"Edit":          {keys: []string{"file_path"}},
@@ -190,6 +193,14 @@ var briefRules = map[string]briefRule{
 	"shell":         {keys: []string{"command", "cmd"}, code: true},
 	"local_shell":   {keys: []string{"command"}, code: true},
 	"shell_command": {keys: []string{"command"}, code: true},
+	// Gemini CLI's tools.
+	"run_shell_command":   {keys: []string{"command"}, code: true},
+	"read_file":           {keys: []string{"file_path", "absolute_path"}},
+	"write_file":          {keys: []string{"file_path"}},
+	"replace":             {keys: []string{"file_path"}},
+	"glob":                {keys: []string{"pattern"}, code: true},
+	"search_file_content": {keys: []string{"pattern"}, code: true},
+	"grep_search":         {keys: []string{"pattern"}, code: true},
 }
 
 // maxBrief bounds a brief in runes; a brief is a pointer, not a payload.

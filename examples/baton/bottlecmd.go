@@ -15,7 +15,7 @@ import (
 // BottleCmd groups the bottle commands: `baton bottle render` and
 // `baton bottle show`.
 type BottleCmd struct {
-	Render BottleRenderCmd `cmd:"" help:"Render a transcript (Claude Code or Codex JSONL) to a bottle."`
+	Render BottleRenderCmd `cmd:"" help:"Render a transcript (Claude Code, Codex or Gemini CLI JSONL) to a bottle."`
 	Show   BottleShowCmd   `cmd:"" help:"Print a session's current bottle from $BATON_HOME/bottles/<agent>."`
 }
 
