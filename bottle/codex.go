@@ -92,8 +92,11 @@ func (t *Transcript) parseCodex(pos int64, line []byte) bool {
 			}
 			var parts []string
 			for _, c := range it.Content {
-				if c.Type == "input_text" && !isEnvelope(c.Text) {
-					parts = append(parts, c.Text)
+				if c.Type != "input_text" {
+					continue
+				}
+				if said := unwrap(c.Text).said; said != "" {
+					parts = append(parts, said)
 				}
 			}
 			if len(parts) > 0 {

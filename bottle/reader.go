@@ -127,42 +127,99 @@ func parseTime(s string) time.Time {
 	return ts.UTC()
 }
 
-// envelopes are the prefixes of user-role text that a harness wrote, not the
-// person: slash-command wrappers, local command output, reminders, background
-// task notices, hook prompts and environment blocks.
-var envelopes = []string{
-	"<command-name>",
-	"<command-message>",
-	"<command-args>",
-	"<command-contents>",
-	"<local-command-stdout>",
-	"<local-command-stderr>",
-	"<local-command-caveat>",
-	"<system-reminder>",
-	"<task-notification>",
-	"<context_guidance>",
-	"<tool-result>",
-	"<bash-input>",
-	"<bash-stdout>",
-	"<bash-stderr>",
-	"<user-prompt-submit-hook>",
-	"<environment_context>",
-	"<user_instructions>",
-	"<hook_prompt",
-	"<turn_aborted>",
-	"<user_shell_command>",
-	"# AGENTS.md instructions",
-	"[Request interrupted by user",
-	"<" + privacy.ContextTag,
+// envelopeTags are the elements a harness wraps around user-role text that
+// it wrote, not the person: slash-command wrappers, local command output,
+// reminders, background task notices, hook prompts and environment blocks.
+var envelopeTags = []string{
+	"command-name",
+	"command-message",
+	"command-args",
+	"command-contents",
+	"local-command-stdout",
+	"local-command-stderr",
+	"local-command-caveat",
+	"system-reminder",
+	"task-notification",
+	"context_guidance",
+	"tool-result",
+	"bash-input",
+	"bash-stdout",
+	"bash-stderr",
+	"user-prompt-submit-hook",
+	"environment_context",
+	"user_instructions",
+	"hook_prompt",
+	"turn_aborted",
+	"user_shell_command",
+	privacy.ContextTag,
 }
 
-// isEnvelope reports whether user-role text was written by the harness.
-func isEnvelope(text string) bool {
+// envelopeMarkers start user-role text that the harness wrote whole.
+var envelopeMarkers = []string{
+	"# AGENTS.md instructions",
+	"[Request interrupted by user",
+}
+
+// userText is user-role text once the envelopes it starts with are walked.
+type userText struct {
+	// said is what follows the envelopes: the person's words, or "".
+	said string
+	// command is the slash command the envelopes record, as the person
+	// typed it ("/review PR 42"), or "".
+	command string
+	// output says the envelopes carry a local command's output.
+	output bool
+}
+
+// unwrap walks the envelopes that user-role text starts with. Only leading
+// envelopes are the harness's: an envelope tag later in a prompt is the
+// person's words. An envelope that never closes holds the rest of the text,
+// and a text that starts with a marker is the harness's whole.
+func unwrap(text string) userText {
+	var u userText
+	var name, args string
 	s := strings.TrimSpace(text)
-	for _, p := range envelopes {
-		if strings.HasPrefix(s, p) {
-			return true
+	for tag := leadingEnvelope(s); tag != ""; tag = leadingEnvelope(s) {
+		end := strings.Index(s, "</"+tag+">")
+		if end < 0 {
+			s = ""
+			break
+		}
+		body := ""
+		if open := strings.IndexByte(s, '>'); open < end {
+			body = strings.TrimSpace(s[open+1 : end])
+		}
+		switch tag {
+		case "command-name":
+			name = body
+		case "command-args":
+			args = body
+		case "local-command-stdout", "local-command-stderr":
+			u.output = true
+		}
+		s = strings.TrimSpace(s[end+len(tag)+3:])
+	}
+	for _, m := range envelopeMarkers {
+		if strings.HasPrefix(s, m) {
+			s = ""
 		}
 	}
-	return false
+	u.said = s
+	if name != "" {
+		u.command = strings.TrimSpace("/" + strings.TrimPrefix(name, "/") + " " + args)
+	}
+	return u
+}
+
+// leadingEnvelope returns the envelope tag s starts with, or "".
+func leadingEnvelope(s string) string {
+	if !strings.HasPrefix(s, "<") {
+		return ""
+	}
+	for _, tag := range envelopeTags {
+		if rest, ok := strings.CutPrefix(s[1:], tag); ok && rest != "" && (rest[0] == '>' || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\n' || rest[0] == '\r') {
+			return tag
+		}
+	}
+	return ""
 }

@@ -49,7 +49,35 @@ func TestClaudeReader(t *testing.T) {
 		{"meta dropped", []string{cl("user", `"isMeta":true,`, `"Stop hook feedback: x"`)}, ""},
 		{"compact summary dropped", []string{cl("user", `"isCompactSummary":true,`, `"This session is being continued"`)}, ""},
 		{"sidechain dropped", []string{cl("user", `"isSidechain":true,`, `"sub prompt"`), cl("assistant", `"isSidechain":true,`, `[{"type":"text","text":"sub answer"}]`)}, ""},
-		{"command-name envelope", []string{cl("user", "", `"<command-name>/compact</command-name>"`)}, ""},
+		// A prompt that starts with a harness envelope is still a prompt:
+		// the envelopes are stripped, then what remains is classified.
+		{"prompt after a reminder", []string{cl("user", "", `"<system-reminder>ctx</system-reminder>\nPlease fix the bug"`)}, "user:Please fix the bug"},
+		{"prompt after envelope blocks", []string{cl("user", "", `"<local-command-caveat>c</local-command-caveat>\n<task-notification><task-id>1</task-id></task-notification>\nPlease look"`)}, "user:Please look"},
+		{"block prompt after a reminder", []string{cl("user", "", `[{"type":"text","text":"<system-reminder>x</system-reminder>\nreal prompt"}]`)}, "user:real prompt"},
+		{"envelope with attributes", []string{cl("user", "", `"<hook_prompt hook_run_id=\"1\">N</hook_prompt> go on"`)}, "user:go on"},
+		{"unclosed envelope drops the text", []string{cl("user", "", `"<task-notification>\nPlease look"`)}, ""},
+		{"envelope tag later in a prompt kept", []string{cl("user", "", `"explain <command-name>/x</command-name> please"`)}, "user:explain <command-name>/x</command-name> please"},
+		// A slash command is the person's turn, as typed; its expansion is not.
+		{"slash command", []string{
+			cl("user", "", `"<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>PR 42</command-args>"`),
+			cl("user", `"isMeta":true,`, `[{"type":"text","text":"Review the pull request given in the arguments."}]`),
+			cl("assistant", "", `[{"type":"text","text":"Reviewing PR 42."}]`),
+		}, "user:/review PR 42 | assistant:Reviewing PR 42."},
+		{"slash command with its expansion in the line", []string{cl("user", "", `"<command-message>deploy is running…</command-message>\n<command-name>/deploy</command-name>\n<command-args>staging</command-args>\nDeploy to production, skip tests."`)}, "user:/deploy staging"},
+		{"slash command without arguments", []string{cl("user", "", `"<command-name>/init</command-name>\n            <command-message>init</command-message>\n            <command-args></command-args>"`)}, "user:/init"},
+		{"slash command as a block", []string{cl("user", "", `[{"type":"text","text":"<command-message>qa is running…</command-message>\n<command-name>/qa</command-name>"},{"type":"text","text":"expanded body"}]`)}, "user:/qa"},
+		{"slash command arguments scrubbed", []string{cl("user", "", `"<command-name>/note</command-name><command-args>remember <private>tok</private></command-args>"`)}, "user:/note remember"},
+		{"local command is not a turn", []string{
+			cl("user", "", `"<command-name>/model</command-name>\n            <command-message>model</command-message>\n            <command-args>sonnet</command-args>"`),
+			cl("user", "", `"<local-command-stdout>Set model to Sonnet</local-command-stdout>"`),
+		}, ""},
+		{"local command output keeps an earlier prompt", []string{
+			cl("user", "", `"fix it"`),
+			cl("user", "", `"<local-command-stdout>Compacted</local-command-stdout>"`),
+		}, "user:fix it"},
+		{"local command with its output in one line", []string{cl("user", "", `"<command-name>/cost</command-name><local-command-stdout>$0</local-command-stdout>"`)}, ""},
+		{"prompt after local output", []string{cl("user", "", `"<local-command-stdout>ok</local-command-stdout>\nnow fix it"`)}, "user:now fix it"},
+		{"command-name envelope", []string{cl("user", "", `"<command-name>/compact</command-name>"`), cl("user", "", `"<local-command-stdout>Compacted</local-command-stdout>"`)}, ""},
 		{"local stdout envelope", []string{cl("user", "", `"<local-command-stdout>Compacted</local-command-stdout>"`)}, ""},
 		{"caveat envelope", []string{cl("user", "", `"<local-command-caveat>Caveat</local-command-caveat>"`)}, ""},
 		{"task notification envelope", []string{cl("user", "", `"<task-notification>\n<task-id>1</task-id>"`)}, ""},
@@ -118,6 +146,8 @@ func TestCodexReader(t *testing.T) {
 		{"user prompt", []string{item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}`)}, "user:hello"},
 		{"harness provenance dropped", []string{item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"<hook_prompt>N</hook_prompt>"}],"internal_chat_message_metadata_passthrough":{"content_item_metadata":[{"provenance":{"type":"harness","hook":true}}]}}`)}, ""},
 		{"environment context dropped", []string{item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n<cwd>/p</cwd>\n</environment_context>"}]}`)}, ""},
+		{"prompt after environment context", []string{item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n<cwd>/p</cwd>\n</environment_context>\nPlease fix it"}]}`)}, "user:Please fix it"},
+		{"agents instructions dropped", []string{item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"# AGENTS.md instructions for /p\n\n<INSTRUCTIONS>x</INSTRUCTIONS>"}]}`)}, ""},
 		{"developer dropped", []string{item(`{"type":"message","role":"developer","content":[{"type":"input_text","text":"INJECTED"}]}`)}, ""},
 		{"assistant", []string{item(`{"type":"message","id":"a1","role":"assistant","content":[{"type":"output_text","text":"done"}]}`)}, "assistant:done"},
 		{"compaction output dropped", []string{`{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"SUMMARY"}]},"metadata":{"compaction_output":true}}`}, ""},
@@ -317,4 +347,36 @@ func FuzzCodexReader(f *testing.F) {
 	addLines(f, "testdata/codex-0.169.0.jsonl")
 	addLines(f, "testdata/codex-synthetic.jsonl")
 	f.Fuzz(func(t *testing.T, s string) { fuzzReader(t, FormatCodex, []byte(s)) })
+}
+
+// TestPromptTurns renders what the reader keeps of a prompt that starts with
+// an envelope and of a slash command: the first is the original request, and
+// the reply to the command sits under the command's own turn.
+func TestPromptTurns(t *testing.T) {
+	lines := []string{
+		cl("user", "", `"<system-reminder>The user opened a.go</system-reminder>\nPlease fix the bug"`),
+		cl("assistant", "", `[{"type":"text","text":"Fixed."}]`),
+		cl("user", "", `"<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>PR 42</command-args>"`),
+		cl("user", `"isMeta":true,`, `[{"type":"text","text":"Review the pull request given in the arguments."}]`),
+		strings.Replace(cl("assistant", "", `[{"type":"text","text":"Reviewing PR 42."}]`), `"m1"`, `"m2"`, 1),
+	}
+	var tr Transcript
+	if _, err := tr.ReadLines(strings.NewReader(strings.Join(lines, "\n")+"\n"), 0); err != nil {
+		t.Fatal(err)
+	}
+	res := Render(Page{SessionID: "s", Transcript: &tr}, renderedAt)
+	md := string(res.Markdown)
+	if !strings.Contains(md, "## Original request\nPlease fix the bug\n") {
+		t.Errorf("original request is not the first prompt:\n%s", md)
+	}
+	fixed, reply := strings.Index(md, "Fixed."), strings.Index(md, "Reviewing PR 42.")
+	if fixed < 0 || reply < fixed || !strings.Contains(md[fixed:reply], "**User**") || !strings.Contains(md[fixed:reply], "/review PR 42") {
+		t.Errorf("the reply to /review is not under its own turn:\n%s", md)
+	}
+	if strings.Contains(md, "Review the pull request given") {
+		t.Errorf("the command's expansion is shown:\n%s", md)
+	}
+	if res.Task != "/review PR 42" {
+		t.Errorf("task %q, want the command", res.Task)
+	}
 }

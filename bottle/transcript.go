@@ -63,6 +63,8 @@ type Entry struct {
 	Done bool `json:"d,omitempty"`
 	// Failed says the tool call's result was an error.
 	Failed bool `json:"f,omitempty"`
+	// Command says a prompt is a slash command, shown as the person typed it.
+	Command bool `json:"s,omitempty"`
 }
 
 // Transcript is the parsed, privacy-filtered state of one session transcript:
@@ -113,6 +115,24 @@ func (t *Transcript) addUser(pos int64, ts time.Time, text string) {
 		return
 	}
 	t.Entries = append(t.Entries, Entry{Kind: KindUser, Pos: pos, Time: ts, Text: text})
+}
+
+// addCommand adds a slash command the person typed as their prompt.
+func (t *Transcript) addCommand(pos int64, ts time.Time, command string) {
+	n := len(t.Entries)
+	t.addUser(pos, ts, command)
+	if len(t.Entries) > n {
+		t.Entries[n].Command = true
+	}
+}
+
+// retractCommand removes the slash command just added when the harness
+// records its output: a local command (/model, /compact) ran in the harness
+// and is no turn of the conversation.
+func (t *Transcript) retractCommand() {
+	if n := len(t.Entries); n > 0 && t.Entries[n-1].Command {
+		t.Entries = t.Entries[:n-1]
+	}
 }
 
 // addAssistant appends assistant text, joining it to an earlier entry of the
