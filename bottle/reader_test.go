@@ -166,7 +166,28 @@ func TestCodexReader(t *testing.T) {
 		{"custom tool call", []string{
 			item(`{"type":"custom_tool_call","name":"apply_patch","input":"*** Begin Patch\n*** Update File: a.go","call_id":"c3"}`),
 			item(`{"type":"custom_tool_call_output","call_id":"c3","output":{"success":false}}`),
-		}, "call:apply_patch:c3:*** Begin Patch…:done:failed"},
+		}, "call:apply_patch:c3:a.go:done:failed"},
+		{"apply_patch names the files it touches", []string{
+			item(`{"type":"custom_tool_call","name":"apply_patch","input":"*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n*** Add File: docs/b.md\n+hi\n*** Delete File: c.go\n*** Update File: d.go\n*** Move to: e.go\n*** End Patch","call_id":"c4"}`),
+		}, "call:apply_patch:c4:a.go, docs/b.md, c.go, d.go → e.go"},
+		{"apply_patch as a function call", []string{
+			item(`{"type":"function_call","name":"apply_patch","arguments":"{\"input\":\"*** Begin Patch\\n*** Add File: n.go\\n+package n\\n*** End Patch\"}","call_id":"c5"}`),
+		}, "call:apply_patch:c5:n.go"},
+		{"web search", []string{
+			item(`{"type":"web_search_call","status":"completed","action":{"type":"search","query":"go flock windows"}}`),
+		}, "call:web_search::go flock windows:done"},
+		{"web search queries", []string{
+			item(`{"type":"web_search_call","status":"completed","action":{"type":"search","queries":["a b","c"]}}`),
+		}, "call:web_search::a b c:done"},
+		{"web page opened", []string{
+			item(`{"type":"web_search_call","status":"completed","action":{"type":"open_page","url":"https://go.dev/doc"}}`),
+		}, "call:web_search::https://go.dev/doc:done"},
+		{"web search failed", []string{
+			item(`{"type":"web_search_call","status":"failed","action":{"type":"find_in_page","url":"https://x.test","pattern":"p"}}`),
+		}, "call:web_search::https://x.test:done:failed"},
+		{"web search private query", []string{
+			item(`{"type":"web_search_call","status":"completed","action":{"type":"search","query":"<private>tok</private>"}}`),
+		}, "call:web_search:::done"},
 		{"compacted counted, not shown", []string{`{"type":"compacted","payload":{"message":"summary"}}`}, ""},
 		{"event messages ignored", []string{`{"type":"event_msg","payload":{"type":"user_message","message":"dup"}}`, `{"type":"event_msg","payload":{"type":"agent_message","message":"dup"}}`}, ""},
 		{"malformed skipped", []string{`{"type":"response_item","payload":`, `{"type":"response_item","payload":{"type":"message","role":"user","content":"str"}}`, item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"ok"}]}`)}, "user:ok"},
@@ -298,6 +319,10 @@ func TestBrief(t *testing.T) {
 		{"Custom", `{"z":1,"a":[1,2]}`, "1 2", false},
 		{"Custom", `{}`, "", false},
 		{"Custom", `not json`, "not json", false},
+		{"apply_patch", `"*** Begin Patch\n*** Update File: a.go\n*** Delete File: b.go\n*** End Patch"`, "a.go, b.go", false},
+		{"apply_patch", `{"input":"*** Begin Patch\n*** Add File: <private>s.go</private>\n*** Add File: ok.go\n*** End Patch"}`, "ok.go", false},
+		{"apply_patch", `"not a patch\nsecond line"`, "not a patch…", false},
+		{"web_search", `{"type":"search","query":"q"}`, "q", false},
 		{"Bash", `{"command":"echo 1\necho 2"}`, "echo 1…", true},
 		{"Bash", `{"command":"echo <private>tok</private>"}`, "echo", true},
 		{"Bash", `{"command":"` + strings.Repeat("é", 200) + `"}`, strings.Repeat("é", 160) + "…", true},

@@ -187,10 +187,12 @@ func (t *Transcript) addResult(id string, failed bool) {
 	t.Entries[i].Failed = t.Entries[i].Failed || failed
 }
 
-// briefRule says which input key carries a tool's gist and whether it is code.
+// briefRule says which input key carries a tool's gist, whether it is code,
+// and how the gist is drawn from that key's text when not shown whole.
 type briefRule struct {
 	keys []string
 	code bool
+	gist func(string) string
 }
 
 // briefRules is the derivation table for observations without a host source.
@@ -210,6 +212,8 @@ var briefRules = map[string]briefRule{
 	"shell":         {keys: []string{"command", "cmd"}, code: true},
 	"local_shell":   {keys: []string{"command"}, code: true},
 	"shell_command": {keys: []string{"command"}, code: true},
+	"apply_patch":   {keys: []string{"input", "patch"}, gist: patchFiles},
+	"web_search":    {keys: []string{"query", "queries", "url"}},
 }
 
 // maxBrief bounds a brief in runes; a brief is a pointer, not a payload.
@@ -217,21 +221,22 @@ const maxBrief = 160
 
 // Brief derives the one-line gist of a tool call from its JSON input: Bash →
 // the command, Edit/Write/Read/NotebookEdit → the file path, Grep/Glob → the
-// pattern, WebFetch → the URL, anything else → the first input key in sorted
-// order (an input that is not a JSON object is its own gist). It reports
-// whether the gist is code (a command or pattern). The result is privacy
-// filtered, single-line and at most 160 runes. Only the chosen value is
-// decoded, so a Write carrying a whole file costs one scan.
+// pattern, WebFetch → the URL, apply_patch → the files the patch touches,
+// web_search → the query or URL, anything else → the first input key in
+// sorted order (an input that is not a JSON object is its own gist). It
+// reports whether the gist is code (a command or pattern). The result is
+// privacy filtered, single-line and at most 160 runes. Only the chosen value
+// is decoded, so a Write carrying a whole file costs one scan.
 func Brief(tool string, input []byte) (string, bool) {
+	rule, known := briefRules[tool]
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(input, &fields); err != nil || fields == nil {
 		var s string
 		if json.Unmarshal(input, &s) != nil {
 			s = string(input)
 		}
-		return oneLine(privacy.Scrub(s), maxBrief), false
+		return rule.brief(s, true), false
 	}
-	rule, known := briefRules[tool]
 	var raw json.RawMessage
 	found := false
 	if known {
@@ -258,7 +263,45 @@ func Brief(tool string, input []byte) (string, bool) {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return "", false
 	}
-	return oneLine(privacy.Scrub(briefValue(v)), maxBrief), code
+	return rule.brief(briefValue(v), found), code
+}
+
+// brief makes the one-line gist of s, the text of the rule's key when
+// keyed is set. The text is scrubbed before the rule's gist is drawn from it,
+// so nothing inside a private block is picked, and after, so pieces joined
+// cannot form one.
+func (r briefRule) brief(s string, keyed bool) string {
+	s = privacy.Scrub(s)
+	if r.gist != nil && keyed {
+		s = privacy.Scrub(r.gist(s))
+	}
+	return oneLine(s, maxBrief)
+}
+
+// patchHeaders are the lines of a Codex patch that name a file it touches.
+var patchHeaders = []string{"*** Add File: ", "*** Update File: ", "*** Delete File: "}
+
+// patchFiles returns the files a Codex apply_patch patch touches, in order
+// ("a.go, b.go", a move as "old.go → new.go"), or the patch itself when it
+// names none.
+func patchFiles(patch string) string {
+	var files []string
+	for line := range strings.Lines(patch) {
+		line = strings.TrimSpace(line)
+		if to, ok := strings.CutPrefix(line, "*** Move to: "); ok && len(files) > 0 {
+			files[len(files)-1] += " → " + strings.TrimSpace(to)
+			continue
+		}
+		for _, h := range patchHeaders {
+			if f, ok := strings.CutPrefix(line, h); ok {
+				files = append(files, strings.TrimSpace(f))
+			}
+		}
+	}
+	if len(files) == 0 {
+		return patch
+	}
+	return strings.Join(files, ", ")
 }
 
 // oneLine returns the first non-empty line of s, cut to max runes, with an
