@@ -36,11 +36,16 @@ const readBuffer = 256 << 10
 
 // DetectFormat guesses the format of a transcript from one of its lines:
 // Codex wraps every line in {timestamp, type, payload}; Claude Code does not.
+// A line that is not a JSON object tells nothing and returns "".
 func DetectFormat(line []byte) Format {
 	var probe struct {
 		Payload json.RawMessage `json:"payload"`
 	}
-	if json.Unmarshal(line, &probe) == nil && len(probe.Payload) > 0 {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &probe) != nil {
+		return ""
+	}
+	if len(probe.Payload) > 0 {
 		return FormatCodex
 	}
 	return FormatClaudeCode
@@ -51,7 +56,8 @@ func DetectFormat(line []byte) Format {
 // the last complete (newline-terminated) line. A torn final line is not
 // consumed, so the next read starts at its beginning. Lines that are not
 // JSON, and entry types or fields ReadFrom does not know, are skipped.
-// When t.Format is empty it is detected from the first line.
+// When t.Format is empty it is detected from the first line that is a JSON
+// object.
 func (t *Transcript) ReadLines(r io.Reader, pos int64) (int64, error) {
 	br := bufio.NewReaderSize(r, readBuffer)
 	start := pos    // offset of the line being read
@@ -102,7 +108,10 @@ func (t *Transcript) ParseLine(pos int64, line []byte) {
 		return
 	}
 	if t.Format == "" {
-		t.Format = DetectFormat(line)
+		if t.Format = DetectFormat(line); t.Format == "" {
+			t.Skipped++ // the format is guessed from the first line that parses
+			return
+		}
 	}
 	var ok bool
 	switch t.Format {

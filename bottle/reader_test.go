@@ -213,12 +213,45 @@ func TestDetectFormat(t *testing.T) {
 	}{
 		{`{"timestamp":"x","type":"session_meta","payload":{"id":"a"}}`, FormatCodex},
 		{`{"type":"user","message":{"content":"x"}}`, FormatClaudeCode},
-		{`not json`, FormatClaudeCode},
+		{`not json`, ""},
+		{`{"type":"user",`, ""},
+		{`[{"payload":1}]`, ""},
+		{`null`, ""},
+		{`42`, ""},
 	}
 	for _, c := range cases {
 		if got := DetectFormat([]byte(c.line)); got != c.want {
-			t.Errorf("DetectFormat(%s) = %s, want %s", c.line, got, c.want)
+			t.Errorf("DetectFormat(%s) = %q, want %q", c.line, got, c.want)
 		}
+	}
+}
+
+// TestFormatFromFirstParsedLine: a transcript whose first lines are not JSON
+// (a stray banner, a torn write) is read in the format of its first line
+// that parses.
+func TestFormatFromFirstParsedLine(t *testing.T) {
+	codex := `{"timestamp":"2026-11-30T01:20:18.896Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}}`
+	cases := []struct {
+		name, data string
+		format     Format
+		want       string
+		skipped    int
+	}{
+		{"banner then codex", "Codex session log\n" + codex + "\n", FormatCodex, "user:hello", 1},
+		{"torn object then codex", `{"timestamp":"x","type":` + "\n\n" + codex + "\n", FormatCodex, "user:hello", 1},
+		{"array then claude", "[]\n" + cl("user", "", `"hi"`) + "\n", FormatClaudeCode, "user:hi", 1},
+		{"nothing parses", "junk\nmore junk\n", "", "", 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var tr Transcript
+			if _, err := tr.ReadLines(strings.NewReader(c.data), 0); err != nil {
+				t.Fatal(err)
+			}
+			if tr.Format != c.format || summary(tr.Entries) != c.want || tr.Skipped != c.skipped {
+				t.Errorf("format %q entries %q skipped %d, want %q %q %d", tr.Format, summary(tr.Entries), tr.Skipped, c.format, c.want, c.skipped)
+			}
+		})
 	}
 }
 
