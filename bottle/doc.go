@@ -23,7 +23,7 @@
 //
 //	privacy/       Scrub, the one privacy filter (shared with continuity), and ContextTag
 //	transcript.go  Entry, Transcript (parsed state), Brief (tool-call gist)
-//	reader.go      Format, ReadLines (complete lines only), unwrap (harness envelopes, slash commands)
+//	reader.go      Format, ReadLines (live: complete lines only), ReadAll (a finished file), unwrap (harness envelopes, slash commands)
 //	skim.go        a JSON structure walker that skips bulk values unread
 //	claude.go      Claude Code JSONL lines
 //	codex.go       Codex CLI rollout lines

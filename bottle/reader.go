@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -27,7 +28,7 @@ const (
 
 // maxLine bounds one transcript line. A longer line (a tool result of tens of
 // megabytes) cannot hold anything a bottle keeps in full, so it is skipped
-// without being buffered, and the cursor still moves past it.
+// without being held, and the cursor still moves past it.
 const maxLine = 32 << 20
 
 // readBuffer is the streaming read size: memory per read is this plus the
@@ -51,51 +52,70 @@ func DetectFormat(line []byte) Format {
 	return FormatClaudeCode
 }
 
-// ReadLines parses the complete lines of r into t. r must be positioned at
-// byte offset pos of the transcript; ReadFrom returns the offset just past
-// the last complete (newline-terminated) line. A torn final line is not
-// consumed, so the next read starts at its beginning. Lines that are not
-// JSON, and entry types or fields ReadFrom does not know, are skipped.
-// When t.Format is empty it is detected from the first line that is a JSON
-// object.
-func (t *Transcript) ReadLines(r io.Reader, pos int64) (int64, error) {
-	br := bufio.NewReaderSize(r, readBuffer)
-	start := pos    // offset of the line being read
-	var n int64     // bytes of that line read so far
-	var long []byte // a line longer than the buffer, being assembled
-	tooLong := false
+// ReadLines parses the complete lines of the transcript r, from byte offset
+// pos on, into t, and returns the offset just past the last complete
+// (newline-terminated) line. It is the live path, reading a transcript the
+// harness is still appending to: a torn final line is not consumed, so the
+// next read starts at its beginning. Lines that are not JSON, and entry
+// types or fields ReadLines does not know, are skipped. A line longer than
+// the read buffer is measured first and read again whole only when it is
+// short enough to keep, so a line of tens of megabytes is skipped without
+// being held. When t.Format is empty it is detected from the first line that
+// is a JSON object.
+func (t *Transcript) ReadLines(r io.ReaderAt, pos int64) (int64, error) {
+	return t.read(r, pos, math.MaxInt64-pos, false)
+}
+
+// ReadAll parses the first size bytes of a finished transcript into t, as
+// ReadLines does, and its last line too, whether or not a newline ends it:
+// a one-off render of a file reads it all.
+func (t *Transcript) ReadAll(r io.ReaderAt, size int64) error {
+	_, err := t.read(r, 0, size, true)
+	return err
+}
+
+// read parses the lines of r in [pos, pos+limit); all says the end of that
+// range ends the last line.
+func (t *Transcript) read(r io.ReaderAt, pos, limit int64, all bool) (int64, error) {
+	br := bufio.NewReaderSize(io.NewSectionReader(r, pos, limit), readBuffer)
+	start := pos // offset of the line being read
+	var n int64  // bytes of that line read so far
+	long := false
 	for {
 		chunk, err := br.ReadSlice('\n')
 		n += int64(len(chunk))
 		if errors.Is(err, bufio.ErrBufferFull) {
-			if !tooLong {
-				if len(long)+len(chunk) > maxLine {
-					tooLong, long = true, nil
-				} else {
-					long = append(long, chunk...)
-				}
-			}
+			long = true // measured, not held
 			continue
 		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				// What was read since start is a torn line: leave it for next time.
-				return start, nil
-			}
+		end := errors.Is(err, io.EOF)
+		if err != nil && !end {
 			return start, err
 		}
-		if tooLong || n > maxLine {
+		if end && (!all || n == 0) {
+			// What was read since start is a torn line: leave it for next time.
+			return start, nil
+		}
+		switch {
+		case !long:
+			t.ParseLine(start, chunk)
+		case n > maxLine:
 			t.Skipped++
-		} else {
-			line := chunk
-			if len(long) > 0 {
-				long = append(long, chunk...)
-				line = long
+		default:
+			line := make([]byte, n)
+			if k, err := r.ReadAt(line, start); k < len(line) {
+				if errors.Is(err, io.EOF) {
+					err = io.ErrUnexpectedEOF // the file shrank under the read
+				}
+				return start, err
 			}
 			t.ParseLine(start, line)
 		}
 		start += n
-		n, tooLong, long = 0, false, long[:0]
+		n, long = 0, false
+		if end {
+			return start, nil
+		}
 	}
 }
 

@@ -3,6 +3,8 @@ package bottle
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -288,11 +290,46 @@ func TestTornLine(t *testing.T) {
 				t.Errorf("entries %q, want %q", got, c.want)
 			}
 			// Resuming from the cursor with the whole file reads the rest once.
-			if _, err := tr.ReadLines(strings.NewReader(full[end:]), end); err != nil {
+			if _, err := tr.ReadLines(strings.NewReader(full), end); err != nil {
 				t.Fatal(err)
 			}
 			if got := summary(tr.Entries); got != "user:first | user:second" {
 				t.Errorf("after resume %q", got)
+			}
+		})
+	}
+}
+
+// TestReadAll: a finished file is read to its end, its last line whether or
+// not a newline ends it, and not past the size it is given.
+func TestReadAll(t *testing.T) {
+	first, last := cl("user", "", `"first"`), cl("user", "", `"last"`)
+	long := cl("user", "", `"`+strings.Repeat("z", readBuffer*2)+`"`)
+	cases := []struct {
+		name, data string
+		size       int
+		want       string
+		skipped    int
+	}{
+		{"newline at the end", first + "\n" + last + "\n", -1, "user:first | user:last", 0},
+		{"no newline at the end", first + "\n" + last, -1, "user:first | user:last", 0},
+		{"long last line, no newline", first + "\n" + long, -1, "user:first | user:" + strings.Repeat("z", readBuffer*2), 0},
+		{"torn last line counts as skipped", first + "\n" + last[:20], -1, "user:first", 1},
+		{"only size bytes", first + "\n" + last + "\n" + cl("user", "", `"after"`) + "\n", len(first) + 1 + len(last), "user:first | user:last", 0},
+		{"empty", "", -1, "", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			size := c.size
+			if size < 0 {
+				size = len(c.data)
+			}
+			var tr Transcript
+			if err := tr.ReadAll(strings.NewReader(c.data), int64(size)); err != nil {
+				t.Fatal(err)
+			}
+			if got := summary(tr.Entries); got != c.want || tr.Skipped != c.skipped {
+				t.Errorf("entries %.80q skipped %d, want %.80q %d", got, tr.Skipped, c.want, c.skipped)
 			}
 		})
 	}
@@ -317,19 +354,77 @@ func TestLongLines(t *testing.T) {
 	}
 }
 
-func TestOverlongLineSkipped(t *testing.T) {
+// generated is a transcript made on demand, bytes head, then n fill bytes,
+// then tail, so a test can read a line of tens of megabytes without
+// holding it.
+type generated struct {
+	head, tail []byte
+	n          int64
+	fill       byte
+}
+
+func (g *generated) size() int64 { return int64(len(g.head)) + g.n + int64(len(g.tail)) }
+
+func (g *generated) ReadAt(p []byte, off int64) (int, error) {
+	done := 0
+	for done < len(p) && off < g.size() {
+		var k int
+		switch body := off - int64(len(g.head)); {
+		case body < 0:
+			k = copy(p[done:], g.head[off:])
+		case body < g.n:
+			k = int(min(int64(len(p)-done), g.n-body))
+			for i := range k {
+				p[done+i] = g.fill
+			}
+		default:
+			k = copy(p[done:], g.tail[body-g.n:])
+		}
+		done += k
+		off += int64(k)
+	}
+	if done < len(p) {
+		return done, io.EOF
+	}
+	return done, nil
+}
+
+// TestOversizedLineNotHeld reads past a 40 MB tool result line: it is
+// skipped without being held (the read allocates a small fraction of it),
+// the cursor moves past it, and the call it answered is finished by the
+// reply that follows.
+func TestOversizedLineNotHeld(t *testing.T) {
 	if testing.Short() {
-		t.Skip("allocates a 32 MiB line")
+		t.Skip("reads a 40 MB line")
 	}
-	huge := bytes.Repeat([]byte("y"), maxLine+10)
-	data := append(append([]byte(cl("user", "", `"`)), huge...), []byte("\"}}\n"+cl("user", "", `"kept"`)+"\n")...)
+	call := cl("assistant", "", `[{"type":"tool_use","id":"tu1","name":"Bash","input":{"command":"cat big.log"}}]`)
+	result := cl("user", "", `[{"type":"tool_result","tool_use_id":"tu1","content":"X"}]`)
+	x := strings.Index(result, `"X"`) + 1
+	reply := strings.Replace(cl("assistant", "", `[{"type":"text","text":"all done"}]`), `"m1"`, `"m2"`, 1)
+	g := &generated{
+		head: []byte(call + "\n" + result[:x]),
+		n:    40 << 20, fill: 'y',
+		tail: []byte(result[x+1:] + "\n" + reply + "\n"),
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
 	var tr Transcript
-	end, err := tr.ReadLines(bytes.NewReader(data), 0)
-	if err != nil || end != int64(len(data)) {
-		t.Fatalf("end %d of %d, err %v", end, len(data), err)
+	end, err := tr.ReadLines(io.NewSectionReader(g, 0, g.size()), 0)
+	runtime.ReadMemStats(&after)
+	if err != nil || end != g.size() {
+		t.Fatalf("end %d of %d, err %v", end, g.size(), err)
 	}
-	if got := summary(tr.Entries); got != "user:kept" || tr.Skipped != 1 {
-		t.Fatalf("entries %.80q skipped %d", got, tr.Skipped)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	if alloc > 4<<20 {
+		t.Errorf("reading past a %d MiB line allocated %.1f MiB", g.n>>20, float64(alloc)/(1<<20))
+	}
+	t.Logf("read past a %d MiB line allocating %.2f MiB", g.n>>20, float64(alloc)/(1<<20))
+	if got := summary(tr.Entries); got != "call:Bash:tu1:cat big.log | assistant:all done" || tr.Skipped != 1 {
+		t.Errorf("entries %q skipped %d", got, tr.Skipped)
+	}
+	if _, tail := DeriveObservations(&tr); len(tail) != 0 {
+		t.Errorf("the answered call is pending: %+v", tail)
 	}
 }
 
@@ -393,6 +488,18 @@ func fuzzReader(t *testing.T, format Format, data []byte) {
 		}
 	}
 	_ = Render(Page{SessionID: "s", Transcript: &tr}, renderedAt)
+	// Read whole, last line included, the same bytes keep nothing private.
+	whole := Transcript{Format: format}
+	if err := whole.ReadAll(bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range whole.Entries {
+		for _, s := range []string{e.Text, e.Brief} {
+			if tag := privacy.Residue(s); tag != "" {
+				t.Fatalf("<%s> survived in %+v", tag, e)
+			}
+		}
+	}
 }
 
 func FuzzClaudeReader(f *testing.F) {
