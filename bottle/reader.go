@@ -52,8 +52,9 @@ func DetectFormat(line []byte) Format {
 	return FormatClaudeCode
 }
 
-// ReadLines parses the complete lines of the transcript r, from byte offset
-// pos on, into t, and returns the offset just past the last complete
+// ReadLines parses the complete lines of the transcript r (whose offsets are
+// the transcript's, as an *os.File's are), from byte offset pos on, into t,
+// and returns the offset just past the last complete
 // (newline-terminated) line. It is the live path, reading a transcript the
 // harness is still appending to: a torn final line is not consumed, so the
 // next read starts at its beginning. Lines that are not JSON, and entry
