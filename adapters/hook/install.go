@@ -121,9 +121,6 @@ func InstallHarnesses() []string {
 // nothing is planned and the file is left as it is. A conflicting Codex
 // trust entry is a conflict error.
 func PlanInstall(o InstallOptions) (*InstallPlan, error) {
-	if o.Binary == "" || !filepath.IsAbs(o.Binary) {
-		return nil, continuity.Invalid("binary", "must be an absolute path")
-	}
 	return plan(o, true)
 }
 
@@ -136,6 +133,9 @@ func plan(o InstallOptions, install bool) (*InstallPlan, error) {
 	h, scope, err := resolveHarness(o)
 	if err != nil {
 		return nil, err
+	}
+	if install && !filepath.IsAbs(o.Binary) {
+		return nil, continuity.Invalid("binary", "must be an absolute path")
 	}
 	dir, err := h.configDir(o, scope)
 	if err != nil {
