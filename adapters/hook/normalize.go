@@ -31,9 +31,8 @@ var ErrUnhandled = errors.New("not an event baton handles")
 // bottleFormats are the transcript formats the bottle reads. A transcript
 // in another format is not handed to it, so that the bottle is
 // reconstructed from the recorded history instead of parsed from a file it
-// cannot read. (bottle.FormatGemini joins when the bottle's Gemini reader
-// lands.)
-var bottleFormats = []bottle.Format{bottle.FormatClaudeCode, bottle.FormatCodex}
+// cannot read.
+var bottleFormats = []bottle.Format{bottle.FormatClaudeCode, bottle.FormatCodex, bottle.FormatGemini}
 
 // Normalize turns a harness's stdin payload into an Event. The event is
 // the one the payload names, else the EVENT argument arg: a name of the
