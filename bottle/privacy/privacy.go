@@ -74,7 +74,7 @@ func Scrub(s string) string {
 			if !strings.Contains(lower, "<"+tag) {
 				continue
 			}
-			if out := scrubPatterns[i].ReplaceAllString(s, ""); len(out) != len(s) {
+			if out := remove(s, scrubPatterns[i].FindAllStringIndex(s, -1)); len(out) != len(s) {
 				s, changed = out, true
 				lower = strings.ToLower(s)
 			}
@@ -86,6 +86,31 @@ func Scrub(s string) string {
 	}
 	return strings.TrimSpace(s)
 }
+
+// remove cuts the matched elements out of s. An element that stood between
+// two blanks leaves one of them, not both: "a <private>x</private> b" reads
+// "a b", never with a double space the person did not type. Every other byte
+// of s is kept as it was.
+func remove(s string, locs [][]int) string {
+	if len(locs) == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, loc := range locs {
+		start, end := loc[0], loc[1]
+		b.WriteString(s[last:start])
+		if start > 0 && end < len(s) && isBlank(s[start-1]) && isBlank(s[end]) {
+			end++ // both sides blank: keep the one before
+		}
+		last = end
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' }
 
 // openTag returns the index of the earliest opening tag of a scrubbed tag in
 // s, or -1; lower is strings.ToLower(s).

@@ -10,7 +10,11 @@ func TestScrub(t *testing.T) {
 	cases := []struct{ name, in, want string }{
 		{"empty", "", ""},
 		{"no tags", "  plain text  ", "plain text"},
-		{"private", "a <private>secret</private> b", "a  b"},
+		{"private", "a <private>secret</private> b", "a b"},
+		{"private between blanks keeps one blank", "a\t<private>x</private>  b", "a\t b"},
+		{"private against a word keeps the blank", "a <private>x</private>b", "a b"},
+		{"two private blocks in a row", "a <private>x</private> <private>y</private> b", "a b"},
+		{"the person's own double space kept", "a  b <private>x</private> c", "a  b c"},
 		{"every tag", "1<private>p</private>2<system-reminder>r</system-reminder>3<system_instruction>i</system_instruction>4" +
 			"<system-instruction>j</system-instruction>5<persisted-output>o</persisted-output>6<baton-context>c</baton-context>7", "1234567"},
 		{"attributes", `x<private reason="token" id=1>secret</private>y`, "xy"},

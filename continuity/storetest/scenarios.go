@@ -630,7 +630,7 @@ func scenarioUserPrompt(t *testing.T, h ScenarioHarness) {
 		truncated bool
 		stored    string
 	}{
-		{"fix the parser <private>my token is hunter2</private> please", true, 1, false, "fix the parser  please"},
+		{"fix the parser <private>my token is hunter2</private> please", true, 1, false, "fix the parser please"},
 		{long, true, 2, true, long[:len("é")*bottle.MaxPromptChars]},
 		{"<private>only secret</private>", false, 0, false, ""},
 		{"  and the <system-reminder>injected</system-reminder>tests  ", true, 3, false, "and the tests"},
