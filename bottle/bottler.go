@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/batonhq/baton/bottle/privacy"
 )
 
 // Clock tells the time and waits. Seal and the writes take it so tests run
@@ -211,8 +213,10 @@ func (b *Bottler) limits() ReadLimits {
 // laid out again, and only the files whose bytes changed are replaced (each
 // atomically). transcriptPath may be empty or name a file that no longer
 // exists: the ladder then reconstructs the bottle from History, or returns
-// ModeTimeline and writes nothing. A failed render leaves every file of the
-// previous bottle either as it was or replaced whole.
+// ModeTimeline and writes nothing. A path a harness names wrongly (Gemini
+// CLI's stray resume file) is first resolved with ResolveTranscript. A
+// failed render leaves every file of the previous bottle either as it was
+// or replaced whole.
 func (b *Bottler) Render(ctx context.Context, sessionID, transcriptPath string) (Bottle, error) {
 	return b.render(ctx, sessionID, transcriptPath, nil, false)
 }
@@ -247,6 +251,7 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 	}
 	var st *state
 	if transcriptPath != "" {
+		transcriptPath = ResolveTranscript(transcriptPath)
 		st, err = refresh(old, transcriptPath, lim, b.Observations != nil)
 		switch {
 		case err == nil:
@@ -425,7 +430,7 @@ func (b *Bottler) Archive(ctx context.Context, sessionID string) (string, error)
 
 // stateVersion changes whenever the cached parse would be read differently;
 // a cache of another version is discarded and the transcript reparsed.
-const stateVersion = 3
+const stateVersion = 4
 
 // prefixLen is how much of the transcript's head the cursor fingerprints to
 // notice a file replaced by another of at least the same length.
@@ -522,7 +527,7 @@ func (st *state) advance(res Result, window bool) {
 		switch e.Kind {
 		case KindUser:
 			clear(st.Past.Msgs)
-			if text := Scrub(e.Text); text != "" {
+			if text := privacy.Scrub(e.Text); text != "" {
 				st.Turns++
 				st.Task = oneLine(text, maxBrief)
 			}
@@ -573,9 +578,6 @@ func refresh(st *state, transcriptPath string, lim ReadLimits, host bool) (*stat
 		st.Version, st.Limits = stateVersion, lim
 		st.Cursor.Transcript = transcriptPath
 		st.Transcript.past = st.Past
-		if _, err := f.Seek(st.Cursor.Offset, io.SeekStart); err != nil {
-			return nil, fmt.Errorf("bottle: seek transcript: %w", err)
-		}
 		off, err := st.Transcript.ReadLines(f, st.Cursor.Offset)
 		if err != nil {
 			return nil, fmt.Errorf("bottle: read transcript: %w", err)

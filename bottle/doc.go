@@ -31,12 +31,13 @@
 //
 // Files:
 //
-//	scrub.go       Scrub, the one privacy filter, and ContextTag
+//	privacy/       Scrub, the one privacy filter (shared with continuity), and ContextTag
 //	transcript.go  Entry, Transcript (parsed state), Brief (tool-call gist)
-//	reader.go      Format, ReadLines (complete lines only), envelope filter
+//	reader.go      Format, the format table, ReadLines (live: complete lines only), ReadAll (a finished file), ResolveTranscript, unwrap (harness envelopes, slash commands)
 //	skim.go        a JSON structure walker that skips bulk values unread
 //	claude.go      Claude Code JSONL lines
 //	codex.go       Codex CLI rollout lines
+//	gemini.go      Gemini CLI chat recording lines, $set.messages reconciliation, the stray resume file
 //	observe.go     Observation, ObservationSource, Stub, Queue, DeriveObservations, FirstClause
 //	history.go     Prompt, StopExcerpt, Summary, Record, History
 //	limits.go      ReadLimits per harness, ContinuationMark and line wrapping

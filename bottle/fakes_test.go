@@ -1,6 +1,7 @@
 package bottle
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -200,4 +201,18 @@ func readBottleAt(t testing.TB, indexPath string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// addLines seeds a fuzz corpus with every line of a real transcript.
+func addLines(f *testing.F, path string) {
+	file, err := os.Open(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer file.Close()
+	sc := bufio.NewScanner(file)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		f.Add(sc.Text() + "\n")
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -45,4 +46,20 @@ func parseFile(t testing.TB, path string) *Transcript {
 		t.Fatal(err)
 	}
 	return &tr
+}
+
+// assertBottle checks a bottle holds every string of present and none of
+// absent.
+func assertBottle(t *testing.T, out string, present, absent []string) {
+	t.Helper()
+	for _, s := range present {
+		if !strings.Contains(out, s) {
+			t.Errorf("bottle lacks %q", s)
+		}
+	}
+	for _, s := range absent {
+		if strings.Contains(out, s) {
+			t.Errorf("bottle contains %q", s)
+		}
+	}
 }

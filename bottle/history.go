@@ -66,7 +66,7 @@ type Record struct {
 
 // History is the store of what the hook path recorded about sessions, read to
 // reconstruct a bottle whose transcript is gone. Everything it returns was
-// written through Scrub.
+// written through privacy.Scrub.
 type History interface {
 	// SessionHistory returns the session's record. An unknown session returns
 	// an empty Record and a nil error, so the caller walks on down the ladder.

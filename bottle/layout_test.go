@@ -15,6 +15,8 @@ import (
 	"testing"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/batonhq/baton/bottle/privacy"
 )
 
 // unwrapLines joins the pieces wrapLine made: a line of exactly w+1 runes
@@ -203,7 +205,7 @@ func transcriptMessages(t *testing.T, path string) []spoken {
 			}
 		}
 		for _, x := range texts {
-			if x = Scrub(x); x != "" {
+			if x = privacy.Scrub(x); x != "" {
 				out = append(out, spoken{user: l.Type == "user", text: x})
 			}
 		}
@@ -627,10 +629,10 @@ func TestSealSyncsWhatChanged(t *testing.T) {
 	}
 }
 
-// TestResultAfterCacheLoad: a call read by one render and answered after a
-// later call, in the next render's bytes, is answered (the cache's call
-// index covers the calls read before it was loaded).
-func TestResultAfterCacheLoad(t *testing.T) {
+// TestRenderResultAfterCacheLoad: a call read by one render and answered
+// after a later call, in the next render's bytes, is answered (the cache's
+// call index covers the calls read before it was loaded).
+func TestRenderResultAfterCacheLoad(t *testing.T) {
 	var l transcriptLines
 	l.user("run both").call("tu1", "Bash", `{"command":"make"}`)
 	path := writeTranscript(t, l.String())

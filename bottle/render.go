@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/batonhq/baton/bottle/privacy"
 )
 
 // Mode is the rung of the degradation ladder a bottle was rendered on.
@@ -90,7 +92,7 @@ const maxTailLines = 50
 // Render renders a bottle from values alone, walking the ladder: full when
 // the page has a transcript with at least one message, reconstructed when it
 // has a record with a prompt, Stop excerpt or observation, else timeline.
-// Every message passes Scrub; a message empty after it is left out.
+// Every message passes privacy.Scrub; a message empty after it is left out.
 func Render(p Page, now time.Time) Result {
 	p.win = nil
 	return render(p, now)
@@ -118,7 +120,7 @@ func render(p Page, now time.Time) Result {
 
 func hasMessages(t *Transcript) bool {
 	for i := range t.Entries {
-		if k := t.Entries[i].Kind; (k == KindUser || k == KindAssistant) && Scrub(t.Entries[i].Text) != "" {
+		if k := t.Entries[i].Kind; (k == KindUser || k == KindAssistant) && privacy.Scrub(t.Entries[i].Text) != "" {
 			return true
 		}
 	}
@@ -169,7 +171,7 @@ func renderFull(p Page, now time.Time) Result {
 		if e.Kind == KindToolCall {
 			continue
 		}
-		text := Scrub(e.Text)
+		text := privacy.Scrub(e.Text)
 		if text == "" {
 			continue
 		}
@@ -380,7 +382,7 @@ func clock(t time.Time) string {
 }
 
 func observationLine(o *Observation) string {
-	title := oneLine(Scrub(o.Title), maxBrief)
+	title := oneLine(privacy.Scrub(o.Title), maxBrief)
 	var clause string
 	if o.derived {
 		clause = o.Narrative
@@ -388,7 +390,7 @@ func observationLine(o *Observation) string {
 			clause = code(clause)
 		}
 	} else {
-		clause = FirstClause(Scrub(o.Narrative))
+		clause = FirstClause(privacy.Scrub(o.Narrative))
 	}
 	if title == "" && clause == "" {
 		return ""
@@ -477,7 +479,7 @@ func renderReconstructed(p Page, now time.Time) Result {
 	sort.Ints(order)
 
 	promptText := func(x Prompt) string {
-		s := Scrub(x.Text)
+		s := privacy.Scrub(x.Text)
 		if s != "" && x.Truncated {
 			s += " " + truncatedMarker
 		}
@@ -486,11 +488,11 @@ func renderReconstructed(p Page, now time.Time) Result {
 	var lastPrompt, lastSummary string
 	for _, x := range prompts {
 		if s := promptText(x); s != "" {
-			lastPrompt = Scrub(x.Text)
+			lastPrompt = privacy.Scrub(x.Text)
 		}
 	}
 	for _, x := range summaries {
-		if s := Scrub(x.Text); s != "" {
+		if s := privacy.Scrub(x.Text); s != "" {
 			lastSummary = s
 		}
 	}
@@ -522,7 +524,7 @@ func renderReconstructed(p Page, now time.Time) Result {
 		}
 		bb.end()
 		for _, x := range excerpts {
-			if s := Scrub(x.Text); s != "" && x.PromptNumber == n {
+			if s := privacy.Scrub(x.Text); s != "" && x.PromptNumber == n {
 				at := ""
 				if !x.Time.IsZero() {
 					at = ", " + x.Time.UTC().Format("15:04")
@@ -531,7 +533,7 @@ func renderReconstructed(p Page, now time.Time) Result {
 			}
 		}
 		for _, x := range summaries {
-			if s := Scrub(x.Text); s != "" && x.PromptNumber == n {
+			if s := privacy.Scrub(x.Text); s != "" && x.PromptNumber == n {
 				bb.quoted(x.Time, "> Session summary (generated — not verbatim)\n>", s)
 			}
 		}

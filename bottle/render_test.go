@@ -1,7 +1,6 @@
 package bottle
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -52,17 +51,7 @@ func TestRenderRealTranscripts(t *testing.T) {
 			if res.Mode != ModeFull || res.Gap != 0 {
 				t.Fatalf("mode %s gap %d, want full 0", res.Mode, res.Gap)
 			}
-			out := string(res.Markdown)
-			for _, s := range c.present {
-				if !strings.Contains(out, s) {
-					t.Errorf("bottle lacks %q", s)
-				}
-			}
-			for _, s := range c.absent {
-				if strings.Contains(out, s) {
-					t.Errorf("bottle contains %q", s)
-				}
-			}
+			assertBottle(t, string(res.Markdown), c.present, c.absent)
 			golden(t, c.golden, res.Markdown)
 		})
 	}

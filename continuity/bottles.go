@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/bottle/privacy"
 )
 
 // BottleStore binds the bottle package's storage interfaces (History,
@@ -209,7 +210,7 @@ func (s *Service) RecordPrompt(ctx context.Context, tenant, agent, sessionID, te
 	if err != nil {
 		return PromptResult{}, err
 	}
-	text = strings.TrimSpace(Scrub(text))
+	text = strings.TrimSpace(privacy.Scrub(text))
 	if text == "" {
 		return PromptResult{}, nil
 	}

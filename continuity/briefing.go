@@ -3,37 +3,10 @@ package continuity
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/google/uuid"
-)
-
-// Briefer produces the SessionStart briefing. The Service implements it over
-// the built-in memory store; a host with its own memory will implement it
-// instead, for the planned hook adapter (nothing in the tree takes a Briefer
-// yet).
-type Briefer interface {
-	// Briefing returns the tenant's bounded live state for a selector.
-	Briefing(ctx context.Context, tenant string, p BriefingParams) (Briefing, error)
-}
-
-// Commitments is the part of a memory store the planned closer needs: list
-// open commitments, resolve one. The Service implements it; a host with its
-// own memory will implement it instead (nothing in the tree takes one yet;
-// the debrief lists a session's briefed rows, not this).
-type Commitments interface {
-	// OpenCommitments lists the open commitments for a project (and those
-	// with no project).
-	OpenCommitments(ctx context.Context, tenant, project string) ([]Memory, error)
-	// Resolve marks a memory resolved.
-	Resolve(ctx context.Context, tenant, id string, p TransitionParams) (WriteResult, error)
-}
-
-var (
-	_ Briefer     = (*Service)(nil)
-	_ Commitments = (*Service)(nil)
+	"github.com/batonhq/baton/continuity/brief"
+	"github.com/batonhq/baton/continuity/freshness"
 )
 
 // BriefingPolicy bounds a briefing. Its values are declared once, in
@@ -64,16 +37,8 @@ type BriefingParams struct {
 	Budget int `json:"budget,omitempty"`
 }
 
-// BriefingItem is one row of a briefing.
-type BriefingItem struct {
-	ID      uuid.UUID    `json:"id"`
-	Kind    MemoryKind   `json:"kind"`
-	Topic   string       `json:"topic"`
-	Status  MemoryStatus `json:"status"`
-	Content string       `json:"content"`
-	Section string       `json:"section"`
-	Due     *time.Time   `json:"due,omitempty"`
-}
+// BriefingItem is one row of a briefing (brief renders it).
+type BriefingItem = brief.Item
 
 // Briefing is the live state shown at SessionStart. Items are every row the
 // bounds admitted; Briefed are the rows whose text survived the budget cut,
@@ -84,40 +49,32 @@ type Briefing struct {
 	Items       []BriefingItem  `json:"items"`
 	Briefed     []BriefedMemory `json:"briefed"`
 	Text        string          `json:"text"`
+	// Handover is the project's newest handover with its freshness, when
+	// there is one. Its divergence is read against a working directory's
+	// HEAD, so it is decided where the work tree is (Episodes), and the text
+	// a SessionStart injects shows it after the briefing.
+	Handover *HandoverView `json:"handover,omitempty"`
 }
 
-// The briefing's sections, in the order they render.
+// HandoverView is a handover as a briefing shows it: the record and its
+// freshness at the briefing's instant; History says it is shown as history
+// (stale or invalid), its next action not quoted as current.
+type HandoverView struct {
+	Record    Record            `json:"record"`
+	Freshness freshness.Reading `json:"freshness"`
+	History   bool              `json:"history"`
+}
+
+// The briefing's sections, in the order they render (brief declares them
+// and their precedence).
 const (
-	SectionCommitments = "Open commitments"
-	SectionBlockers    = "Blockers"
-	SectionOverdue     = "Overdue (past their due date)"
-	SectionStale       = "Stale (not updated recently; re-check before acting)"
-	SectionDecisions   = "Recent decisions"
-	SectionPreferences = "Preferences"
+	SectionCommitments = brief.SectionCommitments
+	SectionBlockers    = brief.SectionBlockers
+	SectionOverdue     = brief.SectionOverdue
+	SectionStale       = brief.SectionStale
+	SectionDecisions   = brief.SectionDecisions
+	SectionPreferences = brief.SectionPreferences
 )
-
-// briefingSection is one section of the briefing and the query that fills it.
-type briefingSection struct {
-	name string
-	q    MemoryQuery
-}
-
-// briefingSections are the sections in render order. An open commitment or
-// blocker lands in exactly one of four: overdue when its due date is before
-// now; else stale when it was last updated more than StaleAfter ago; else
-// its kind's own section.
-func briefingSections(now time.Time, staleAfter time.Duration) []briefingSection {
-	tracked, open := []MemoryKind{KindCommitment, KindBlocker}, []MemoryStatus{StatusOpen}
-	staleBefore := now.Add(-staleAfter)
-	return []briefingSection{
-		{SectionCommitments, MemoryQuery{Kinds: []MemoryKind{KindCommitment}, Statuses: open, UpdatedSince: staleBefore, NotDueBefore: now}},
-		{SectionBlockers, MemoryQuery{Kinds: []MemoryKind{KindBlocker}, Statuses: open, UpdatedSince: staleBefore, NotDueBefore: now}},
-		{SectionOverdue, MemoryQuery{Kinds: tracked, Statuses: open, DueBefore: now}},
-		{SectionStale, MemoryQuery{Kinds: tracked, Statuses: open, UpdatedBefore: staleBefore, NotDueBefore: now}},
-		{SectionDecisions, MemoryQuery{Kinds: []MemoryKind{KindDecision}, Statuses: []MemoryStatus{StatusOpen, StatusResolved}}},
-		{SectionPreferences, MemoryQuery{Kinds: []MemoryKind{KindPreference}, Statuses: open}},
-	}
-}
 
 // Briefing returns the tenant's bounded live state: open commitments,
 // blockers, overdue and stale items, recent decisions and preferences, each
@@ -143,23 +100,33 @@ func (s *Service) Briefing(ctx context.Context, tenant string, p BriefingParams)
 	now := s.clock()
 	b := Briefing{GeneratedAt: now, Selector: selectorFor(p), Items: []BriefingItem{}, Briefed: []BriefedMemory{}}
 	err := s.store.Read(ctx, tenant, func(ctx context.Context, tx Tx) error {
-		for _, sec := range briefingSections(now, pol.StaleAfter) {
-			q := sec.q
-			q.Project, q.Scope, q.Limit = p.Project, p.Scope, pol.PerSection
-			ms, err := tx.Memories(ctx, q)
+		for _, sec := range brief.Sections(now, pol.StaleAfter) {
+			ms, err := tx.Memories(ctx, MemoryQuery{Kinds: sec.Kinds, Statuses: sec.Statuses, Project: p.Project, Scope: p.Scope,
+				UpdatedBefore: sec.UpdatedBefore, UpdatedSince: sec.UpdatedSince, DueBefore: sec.DueBefore, NotDueBefore: sec.NotDueBefore,
+				Limit: pol.PerSection})
 			if err != nil {
 				return err
 			}
 			for _, m := range ms {
-				b.Items = append(b.Items, BriefingItem{ID: m.ID, Kind: m.Kind, Topic: m.Topic, Status: m.Status, Content: m.Content, Section: sec.name, Due: m.Due})
+				b.Items = append(b.Items, BriefingItem{ID: m.ID, Kind: m.Kind, Topic: m.Topic, Status: m.Status, Content: m.Content, Section: sec.Name, Due: m.Due})
 			}
 		}
+		hs, err := tx.Records(ctx, RecordQuery{ByProject: true, Project: p.Project, Kinds: []RecordKind{RecordHandover}, Limit: 1})
+		if err != nil || len(hs) == 0 {
+			return err
+		}
+		r := s.freshness.Of(hs[0].CreatedAt, now)
+		b.Handover = &HandoverView{Record: hs[0], Freshness: r, History: r.Label.History()}
 		return nil
 	})
 	if err != nil {
 		return Briefing{}, err
 	}
-	b.Text, b.Briefed = renderBriefing(b, p.Budget, now)
+	r := brief.Render(brief.Input{Project: p.Project, Items: b.Items, Budget: p.Budget})
+	b.Text = r.Text
+	for _, it := range b.Items[:r.Shown] {
+		b.Briefed = append(b.Briefed, BriefedMemory{ID: it.ID, Topic: it.Topic, Status: string(it.Status)})
+	}
 	return b, nil
 }
 
@@ -174,57 +141,11 @@ func selectorFor(p BriefingParams) Selector {
 	return sel
 }
 
-// renderBriefing renders the items in order and cuts at the budget: a row
-// either renders whole or not at all, and the cut is a prefix, so the rows
-// that survived are exactly the ones the agent saw.
-func renderBriefing(b Briefing, budget int, now time.Time) (string, []BriefedMemory) {
-	var out strings.Builder
-	used := 0
-	write := func(s string) bool {
-		n := utf8.RuneCountInString(s)
-		if used+n > budget {
-			return false
-		}
-		out.WriteString(s)
-		used += n
-		return true
-	}
-	header := "# baton briefing\n"
-	if p := b.Selector["project"]; p != "" {
-		header = "# baton briefing — project " + p + "\n"
-	}
-	if !write(header) {
-		return "", []BriefedMemory{}
-	}
-	survived := []BriefedMemory{}
-	if len(b.Items) == 0 {
-		write("\nNo open commitments, blockers, decisions or preferences are recorded.\n")
-		return out.String(), survived
-	}
-	section := ""
-	for i, it := range b.Items {
-		var chunk strings.Builder
-		if it.Section != section {
-			chunk.WriteString("\n## " + it.Section + "\n")
-		}
-		fmt.Fprintf(&chunk, "- %s [%s] %s", oneLine(it.Topic), it.Kind, oneLine(it.Content))
-		if it.Due != nil {
-			chunk.WriteString(" (due " + it.Due.UTC().Format("2006-01-02 15:04 UTC") + ")")
-		}
-		chunk.WriteString("\n")
-		if !write(chunk.String()) {
-			write(fmt.Sprintf("\n(%d more rows cut at the briefing's budget)\n", len(b.Items)-i))
-			break
-		}
-		section = it.Section
-		survived = append(survived, BriefedMemory{ID: it.ID, Topic: it.Topic, Status: string(it.Status)})
-	}
-	return out.String(), survived
-}
+// MaxOpenCommitments bounds the commitments one OpenCommitments read lists.
+const MaxOpenCommitments = 500
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// OpenCommitments lists the tenant's open commitments for a project.
+// OpenCommitments lists the tenant's open commitments for a project (at
+// most MaxOpenCommitments).
 //
 // Errors: invalid.
 func (s *Service) OpenCommitments(ctx context.Context, tenant, project string) ([]Memory, error) {
@@ -237,7 +158,7 @@ func (s *Service) OpenCommitments(ctx context.Context, tenant, project string) (
 	var out []Memory
 	err := s.store.Read(ctx, tenant, func(ctx context.Context, tx Tx) error {
 		var err error
-		out, err = tx.Memories(ctx, MemoryQuery{Kinds: []MemoryKind{KindCommitment}, Statuses: []MemoryStatus{StatusOpen}, Project: project, Limit: 500})
+		out, err = tx.Memories(ctx, MemoryQuery{Kinds: []MemoryKind{KindCommitment}, Statuses: []MemoryStatus{StatusOpen}, Project: project, Limit: MaxOpenCommitments})
 		return err
 	})
 	return out, err

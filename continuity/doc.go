@@ -1,6 +1,8 @@
 // Package continuity is baton's domain service: the one place that sequences
-// the pure rules (lease, triage, provenance) and storage, so that a coding
-// agent's work carries across sessions and harnesses.
+// the pure rules (lease, triage, provenance, bottle/privacy, and its own
+// continuity/memrule and continuity/brief) and storage, so that a coding
+// agent's work carries across sessions and harnesses. It reads rows, asks a
+// rule, and applies the decision; no decision is made here twice.
 //
 // A conversation is addressed by its natural key (tenant, agent, session id);
 // its row's id is the opaque sessionRunId that writes may carry. The Service
@@ -10,6 +12,12 @@
 // writes are attributed, at write time, to the run that made them; runs the
 // Stop triage handshake; renders the briefing and the debrief prompt; and
 // keeps the bottle marker and the history a degraded bottle is rebuilt from.
+//
+// Adapters call API, one tenant-bound interface (Service.For binds the
+// tenant; the HTTP client will implement it too) with one method per hook
+// event, each recording its receipt first and its failure after. Episodes
+// runs the part of a hook event that reads the local transcript and work
+// tree (bottle render and seal, git facts) around that one call.
 //
 // Storage is the Store interface: tenant-scoped transactions in which every
 // multi-row decision runs. continuity/sqlstore implements it on SQLite and
@@ -21,17 +29,20 @@
 //
 // Files:
 //
+//	api.go       API, the interface every adapter calls; Local, the Service bound to a tenant
+//	episode.go   SessionStart, UserPrompt, Stop, PreCompact, SessionEnd, RecordFailure: a method per hook event
+//	episodes.go  Episodes: a hook event's local half (bottle, git facts) around one API call
+//	records.go   checkpoints and handovers (Record), derived from the last prompt and excerpt
 //	service.go   Service, options, the clock
 //	sessions.go  Open, Heartbeat, Close, Compact, Clear, Session, Sweep: the lifecycle matrix
 //	ledger.go    Receive, AppendReceipt, AppendEvent, Ledger: receipts and bounded retention
 //	memory.go    Remember, Revise, Resolve, Unresolve, Archive, Import; attribution; RunEvents
 //	triage.go    TriageBegin, TriageComplete, Debrief
-//	briefing.go  Briefing, OpenCommitments, Memory; the Briefer and Commitments interfaces
-//	bottles.go   BottleStore: the bottle marker and history for one tenant and agent
-//	privacy.go   Scrub, the one privacy filter on every persisted text
+//	briefing.go  Briefing (with the newest handover and its freshness), OpenCommitments, Memory
+//	bottles.go   the bottle marker and history; BottleStore binds one agent of an API for a bottle.Bottler
 //	store.go     Store and Tx, the storage contract
 //	types.go     the domain types and the ledger vocabulary
-//	errors.go    Error and its codes
+//	errors.go    Error and its codes; ruleError, the one map from the rule packages' errors to them
 //	validate.go  input limits and validation
 //	wire_test.go every wire shape against testdata/wire.golden (-update rewrites it),
 //	             and a json tag on every exported field of a param or result type

@@ -160,11 +160,10 @@ func (s *Service) SessionStart(ctx context.Context, tenant string, p StartParams
 			}
 			if p.Source == SourceStartup || res.Started {
 				res.Briefing = &b
-				h, err := s.newestHandover(ctx, tenant, p.Project)
-				if err != nil {
-					return err
+				if b.Handover != nil {
+					h := b.Handover.Record
+					res.Handover = &h
 				}
-				res.Handover = h
 			}
 			return nil
 		case SourceResume:
@@ -207,15 +206,6 @@ func (s *Service) SessionStart(ctx context.Context, tenant string, p StartParams
 	})
 	res.ReceiptID = id
 	return res, err
-}
-
-// newestHandover returns the project's newest handover, or nil.
-func (s *Service) newestHandover(ctx context.Context, tenant, project string) (*Record, error) {
-	rs, err := s.Records(ctx, tenant, RecordQuery{ByProject: true, Project: project, Kinds: []RecordKind{RecordHandover}, Limit: 1})
-	if err != nil || len(rs) == 0 {
-		return nil, err
-	}
-	return &rs[0], nil
 }
 
 // PromptParams is a user prompt submission.
@@ -389,7 +379,7 @@ func (s *Service) PreCompact(ctx context.Context, tenant string, p PreCompactPar
 				p.Episode.BottlePath = p.Sealed.Path
 			}
 		}
-		r, err := s.record(ctx, tenant, p.Agent, p.SessionID, RecordCheckpoint, p.Episode, p.Trigger)
+		r, err := s.record(ctx, tenant, p.Agent, p.SessionID, RecordCheckpoint, p.Episode, p.Trigger, false)
 		res.Checkpoint = r
 		return err
 	})
@@ -398,7 +388,7 @@ func (s *Service) PreCompact(ctx context.Context, tenant string, p PreCompactPar
 }
 
 // record writes a checkpoint or handover for the conversation.
-func (s *Service) record(ctx context.Context, tenant, agent, sid string, kind RecordKind, e Episode, reason string) (Record, error) {
+func (s *Service) record(ctx context.Context, tenant, agent, sid string, kind RecordKind, e Episode, reason string, dedupe bool) (Record, error) {
 	tenant, agent, sid, err := sessionKey(tenant, agent, sid)
 	if err != nil {
 		return Record{}, err
@@ -409,7 +399,7 @@ func (s *Service) record(ctx context.Context, tenant, agent, sid string, kind Re
 		if err != nil {
 			return err
 		}
-		r, err = s.writeRecord(ctx, tx, row, kind, e, reason, s.clock())
+		r, err = s.writeRecord(ctx, tx, row, kind, e, reason, s.clock(), dedupe)
 		return err
 	})
 	return r, err
@@ -466,7 +456,9 @@ func (s *Service) SessionEnd(ctx context.Context, tenant string, p EndParams) (E
 			return err
 		}
 		res.Close = c
-		res.Handover, err = s.record(ctx, tenant, p.Agent, p.SessionID, RecordHandover, p.Episode, p.Reason)
+		// A repeated delivery of one SessionEnd (the row already closed, the
+		// same handover) writes no second record.
+		res.Handover, err = s.record(ctx, tenant, p.Agent, p.SessionID, RecordHandover, p.Episode, p.Reason, c.AlreadyClosed)
 		return err
 	})
 	res.ReceiptID = id

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/continuity/brief"
 	"github.com/batonhq/baton/continuity/freshness"
 	"github.com/batonhq/baton/continuity/inject"
 	"github.com/batonhq/baton/continuity/workdir"
@@ -50,6 +51,12 @@ type HookEvent struct {
 	// Trigger is a PreCompact's trigger; Reason a SessionEnd's reason.
 	Trigger string
 	Reason  string
+	// Provisional marks a PreCompact the harness sends before deciding
+	// whether to compact at all (Gemini CLI's PreCompress(auto) fires on
+	// every turn, ahead of its threshold check): the bottle is kept current
+	// and the checkpoint written, but no marker is armed, so no later
+	// SessionStart injects a pointer for a compaction that never happened.
+	Provisional bool
 }
 
 // HookOutcome is what the adapter writes back in its harness's envelope.
@@ -150,9 +157,13 @@ func (e *Episodes) startBudget() (total, briefing int) {
 	return total, total - overhead - maxHandoverBlock
 }
 
-// maxHandoverBlock bounds a rendered handover block: a heading and four
-// fields, each at most inject.MaxHandoverFieldLen characters.
-const maxHandoverBlock = 5*inject.MaxHandoverFieldLen + 200
+// handoverFieldLen bounds each of a handover's fields as a SessionStart
+// shows it (the record keeps up to MaxRecordTextLen), and maxHandoverBlock
+// the whole block: a heading and five lines.
+const (
+	handoverFieldLen = 400
+	maxHandoverBlock = 3*handoverFieldLen + MaxTopicLen + 400
+)
 
 func (e *Episodes) start(ctx context.Context, ev HookEvent) (HookOutcome, error) {
 	total, briefingBudget := e.startBudget()
@@ -248,11 +259,12 @@ func (e *Episodes) handover(ctx context.Context, ev HookEvent, h *Record) string
 	if ev.Cwd != "" {
 		a.Divergence = divergence(ctx, ev.Cwd, h)
 	}
-	return inject.Handover(inject.HandoverInput{
-		Task: h.TaskName(), Objective: h.Objective, State: h.State, NextAction: h.NextAction,
-		Freshness: a.Freshness.Label.String(), FreshnessReason: a.Freshness.Reason, Divergence: a.Divergence.String(),
+	return strings.TrimLeft(brief.HandoverBlock(brief.Handover{
+		Kind: string(h.Kind), CreatedAt: h.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"), Task: h.TaskName(),
+		Objective: cutTo(h.Objective, handoverFieldLen), State: cutTo(h.State, handoverFieldLen), NextAction: cutTo(h.NextAction, handoverFieldLen),
+		Label:   a.Freshness.Label.String() + ": " + a.Freshness.Reason + "; git: " + a.Divergence.String(),
 		History: a.History(),
-	})
+	}), "\n")
 }
 
 // divergence reads the record's git position against dir's HEAD.
@@ -289,7 +301,16 @@ func (e *Episodes) stop(ctx context.Context, ev HookEvent) (HookOutcome, error) 
 
 func (e *Episodes) preCompact(ctx context.Context, ev HookEvent) error {
 	p := PreCompactParams{EventParams: e.event(ev), Trigger: ev.Trigger, Episode: gitEpisode(ctx, ev.Cwd)}
-	if e.Bottler != nil {
+	switch {
+	case e.Bottler == nil:
+	case ev.Provisional:
+		// The incremental render a Stop does, armed for nothing.
+		b, err := e.Bottler.Render(ctx, ev.SessionID, ev.TranscriptPath)
+		if err != nil {
+			p.LocalFailure = safeReason(err)
+		}
+		p.Episode.BottlePath = b.Path
+	default:
 		s, err := e.Bottler.Seal(ctx, ev.SessionID, ev.TranscriptPath, e.SealBudget)
 		switch {
 		case err != nil:

@@ -3,10 +3,14 @@ package continuity
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
 	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/continuity/memrule"
+	"github.com/batonhq/baton/provenance"
+	"github.com/batonhq/baton/triage"
 )
 
 // Code is one of baton's stable error codes. The planned HTTP adapter
@@ -79,24 +83,63 @@ func Invalid(field, reason string) *Error {
 	return &Error{Code: CodeInvalid, Message: "invalid input", Fields: map[string]string{field: reason}}
 }
 
-// asError returns the *Error err carries, or nil. The bottle package sits
-// below continuity and cannot return baton's codes; its one input error, a
-// session id that breaks the library's session-id rule, is the caller's bad
-// input, so it reads here as invalid naming sessionId, never internal.
+// asError returns the *Error err carries, or the one ruleError maps it to,
+// or nil.
 func asError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
 	}
-	if errors.Is(err, bottle.ErrInvalidSession) {
+	return ruleError(err)
+}
+
+// ruleError maps an error of a rule package to baton's codes, or returns nil
+// for an error no rule declares: the one place the rule packages' errors
+// meet the vocabulary (the rule packages sit below continuity and cannot
+// return its codes). Any other error reads as internal.
+//
+//	rule error                   code       message, fields
+//	bottle.ErrInvalidSession     invalid    sessionId: bottle.SessionIDRule (the caller's bad input, never internal)
+//	triage.ErrConflict           conflict   the attempt is not the pending one
+//	*provenance.FieldError       invalid    its field: its message (cursor, limit)
+//	*memrule.StatusError         conflict   its message (the status does not allow the change)
+func ruleError(err error) *Error {
+	var (
+		field  *provenance.FieldError
+		status *memrule.StatusError
+	)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, bottle.ErrInvalidSession):
 		return Invalid("sessionId", bottle.SessionIDRule)
+	case errors.Is(err, triage.ErrConflict):
+		return &Error{Code: CodeConflict, Message: "the attempt is not the pending one", Err: err}
+	case errors.As(err, &field):
+		return &Error{Code: CodeInvalid, Message: "invalid input", Fields: map[string]string{field.Field: field.Message}, Err: err}
+	case errors.As(err, &status):
+		return &Error{Code: CodeConflict, Message: status.Error(), Err: err}
 	}
 	return nil
 }
 
-// ErrorCode returns the code of err: its *Error's code (a bottle refusing a
-// session id reads as invalid), or internal for any other non-nil error, or
-// "" for nil.
+// coded returns err as an *Error when a rule declares it, else err itself.
+// A rule's error raised inside a transaction goes through it, because the
+// store reads any error without a code as internal.
+func coded(err error) error {
+	if e := ruleError(err); e != nil {
+		return e
+	}
+	return err
+}
+
+// addFields records in f the invalid fields err names (see ErrorFields), so
+// that one answer lists every bad field of a request.
+func addFields(f map[string]string, err error) { maps.Copy(f, ErrorFields(err)) }
+
+// ErrorCode returns the code of err: its *Error's code, or the code
+// ruleError maps a rule's error to, or internal for any other non-nil
+// error, or "" for nil.
 func ErrorCode(err error) Code {
 	if err == nil {
 		return ""

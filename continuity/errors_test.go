@@ -3,7 +3,14 @@ package continuity
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"strconv"
 	"testing"
+
+	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/continuity/memrule"
+	"github.com/batonhq/baton/provenance"
+	"github.com/batonhq/baton/triage"
 )
 
 func TestErrorRendering(t *testing.T) {
@@ -37,6 +44,67 @@ func TestErrorRendering(t *testing.T) {
 	cause := errors.New("driver")
 	if e := (&Error{Code: CodeInternal, Err: cause}); !errors.Is(e, cause) {
 		t.Error("Error does not unwrap to its cause")
+	}
+}
+
+// TestRuleErrors pins the one map from the rule packages' errors to baton's
+// codes: every error a rule declares, bare and wrapped, as ErrorCode,
+// ErrorMessage and ErrorFields read it and as coded returns it from a
+// transaction; anything else stays internal.
+func TestRuleErrors(t *testing.T) {
+	_, badCursor := provenance.DecodeCursor("not-a-cursor")
+	_, badLimit := provenance.Limit(provenance.MaxLimit + 1)
+	_, badResolve := memrule.Transition(memrule.Resolve, memrule.Archived)
+	_, badRevise := memrule.Revise(memrule.Commitment, memrule.Note, memrule.Resolved)
+	_, notTransition := memrule.Transition(memrule.Create, memrule.Open)
+	cases := []struct {
+		name    string
+		err     error
+		code    Code
+		message string
+		fields  map[string]string
+	}{
+		{"bottle session id", bottle.ValidateSessionID("../etc"), CodeInvalid, "invalid input", map[string]string{"sessionId": bottle.SessionIDRule}},
+		{"triage attempt", triage.ErrConflict, CodeConflict, "the attempt is not the pending one", nil},
+		{"provenance cursor", badCursor, CodeInvalid, "invalid input", map[string]string{"cursor": "is not a cursor this server issued"}},
+		{"provenance limit", badLimit, CodeInvalid, "invalid input", map[string]string{"limit": "must be between 1 and " + strconv.Itoa(provenance.MaxLimit)}},
+		{"memrule transition", badResolve, CodeConflict, "cannot resolve a memory that is archived", nil},
+		{"memrule revise", badRevise, CodeConflict, "only an open memory can be revised; this one is resolved", nil},
+		{"memrule misuse is internal", notTransition, CodeInternal, "internal error", nil},
+		{"triage unknown status is internal", func() error { _, err := triage.ParseStatus("bogus"); return err }(), CodeInternal, "internal error", nil},
+	}
+	for _, tc := range cases {
+		for i, err := range []error{tc.err, fmt.Errorf("context: %w", tc.err)} {
+			t.Run(tc.name+[]string{"", "/wrapped"}[i], func(t *testing.T) {
+				if err == nil {
+					t.Fatal("the rule returned no error")
+				}
+				if got := ErrorCode(err); got != tc.code {
+					t.Errorf("ErrorCode = %q, want %q", got, tc.code)
+				}
+				if got := ErrorMessage(err); got != tc.message {
+					t.Errorf("ErrorMessage = %q, want %q", got, tc.message)
+				}
+				if got := ErrorFields(err); !maps.Equal(got, tc.fields) {
+					t.Errorf("ErrorFields = %v, want %v", got, tc.fields)
+				}
+				var e *Error
+				if got := coded(err); errors.As(got, &e) != (tc.code != CodeInternal) {
+					t.Errorf("coded(%v) = %#v: a mapped rule error leaves a transaction as an *Error, any other as itself", err, got)
+				} else if tc.code == CodeInternal && got != err {
+					t.Errorf("coded changed an unmapped error: %v", got)
+				}
+				f, want := map[string]string{"other": "kept"}, map[string]string{"other": "kept"}
+				addFields(f, err)
+				maps.Copy(want, tc.fields)
+				if !maps.Equal(f, want) {
+					t.Errorf("addFields = %v, want %v", f, want)
+				}
+			})
+		}
+	}
+	if coded(nil) != nil || ErrorCode(nil) != "" {
+		t.Error("a nil error must stay nil")
 	}
 }
 

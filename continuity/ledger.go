@@ -143,15 +143,18 @@ func (s *Service) AppendEvent(ctx context.Context, tenant, event, session string
 	return e.ID, err
 }
 
+// MaxLedgerRead bounds the lines one Ledger read returns.
+const MaxLedgerRead = 1000
+
 // Ledger returns the tenant's ledger, oldest first, after the given line id
-// (uuid.Nil for the start), at most limit lines (1-1000).
+// (uuid.Nil for the start), at most limit lines (1 to MaxLedgerRead).
 //
 // Errors: invalid, internal.
 func (s *Service) Ledger(ctx context.Context, tenant string, after uuid.UUID, limit int) ([]LedgerEntry, error) {
 	f := map[string]string{}
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
-	if limit < 1 || limit > 1000 {
-		f["limit"] = "must be between 1 and 1000"
+	if limit < 1 || limit > MaxLedgerRead {
+		f["limit"] = "must be between 1 and " + strconv.Itoa(MaxLedgerRead)
 	}
 	if err := fieldsErr(f); err != nil {
 		return nil, err

@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/batonhq/baton/bottle/privacy"
+	"github.com/batonhq/baton/continuity/memrule"
 	"github.com/batonhq/baton/lease"
 	"github.com/batonhq/baton/provenance"
 	"github.com/batonhq/baton/triage"
@@ -65,7 +67,16 @@ func checkActor(f map[string]string, a ActorKind) {
 	oneOf(f, "actor", string(a), string(ActorUserCLI), string(ActorUserAPI), string(ActorWorker))
 }
 
-var kindNames = []string{string(KindCommitment), string(KindDecision), string(KindPreference), string(KindBlocker), string(KindNote)}
+// kindNames and statusNames are the values a kind and a status may take.
+var kindNames, statusNames = names(memrule.Kinds), names(memrule.Statuses)
+
+func names[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
 
 func parseRunID(f map[string]string, s string) *uuid.UUID {
 	s = strings.TrimSpace(s)
@@ -88,13 +99,13 @@ func parseMemoryID(s string) (uuid.UUID, error) {
 	return id, nil
 }
 
-// content validates an atom's content: privacy filtered, 1-2000
-// characters. Longer content is refused, never silently split.
+// content validates an atom's content: privacy filtered, 1 to
+// MaxContentLen characters. Longer content is refused, never silently split.
 func content(f map[string]string, field, s string) string {
 	if !checkText(f, field, s) {
 		return s
 	}
-	s = strings.TrimSpace(Scrub(s))
+	s = strings.TrimSpace(privacy.Scrub(s))
 	switch n := utf8.RuneCountInString(s); {
 	case n == 0:
 		f[field] = "is required"
@@ -107,13 +118,18 @@ func content(f map[string]string, field, s string) string {
 // dueDate validates an optional due date and returns it in UTC at the
 // microsecond precision both stores keep, so the memory a write returns
 // equals the one a read returns. The zero time (an unset value, not a
-// date) and years outside 1-9999 (which JSON cannot carry) are refused.
+// date) and years outside 1 to maxDueYear (which JSON cannot carry) are
+// refused.
+// maxDueYear is the last year a due date may fall in: an RFC 3339 time
+// carries four digits of year.
+const maxDueYear = 9999
+
 func dueDate(f map[string]string, due *time.Time) *time.Time {
 	if due == nil {
 		return nil
 	}
-	if y := due.UTC().Year(); due.IsZero() || y < 1 || y > 9999 {
-		f["due"] = "must be a time in the years 1 to 9999, not the zero time"
+	if y := due.UTC().Year(); due.IsZero() || y < 1 || y > maxDueYear {
+		f["due"] = "must be a time in the years 1 to " + strconv.Itoa(maxDueYear) + ", not the zero time"
 		return nil
 	}
 	d := due.UTC().Truncate(time.Microsecond)
@@ -201,15 +217,16 @@ func (s *Service) Revise(ctx context.Context, tenant, id string, p ReviseParams)
 		if err != nil {
 			return err
 		}
-		if prev.Status != StatusOpen {
-			return &Error{Code: CodeConflict, Message: "only an open memory can be revised; this one is " + string(prev.Status)}
-		}
 		next := *prev
-		next.ID, next.Content, next.Status, next.SupersededBy = s.newID(), p.Content, StatusOpen, uuid.Nil
-		next.CreatedAt, next.UpdatedAt = now, now
 		if p.Kind != "" {
 			next.Kind = p.Kind
 		}
+		rev, err := memrule.Revise(prev.Kind, next.Kind, prev.Status)
+		if err != nil {
+			return coded(err)
+		}
+		next.ID, next.Content, next.Status, next.SupersededBy = s.newID(), p.Content, rev.Next, uuid.Nil
+		next.CreatedAt, next.UpdatedAt = now, now
 		if p.Topic != "" {
 			next.Topic = p.Topic
 		}
@@ -226,16 +243,16 @@ func (s *Service) Revise(ctx context.Context, tenant, id string, p ReviseParams)
 		if err := tx.InsertMemory(ctx, &next); err != nil {
 			return err
 		}
-		prev.Status, prev.SupersededBy, prev.UpdatedAt = StatusArchived, next.ID, now
+		prev.Status, prev.SupersededBy, prev.UpdatedAt = rev.Prev, next.ID, now
 		if err := tx.UpdateMemory(ctx, prev); err != nil {
 			return err
 		}
-		evs := []MemoryEvent{
-			s.event(tenant, next.ID, EventCreate, p.Actor, attributed, now),
-			s.event(tenant, prev.ID, EventSupersede, p.Actor, attributed, now),
+		var evs []MemoryEvent
+		for _, k := range rev.NextEvents {
+			evs = append(evs, s.event(tenant, next.ID, k, p.Actor, attributed, now))
 		}
-		if prev.Kind == KindCommitment && next.Kind != KindCommitment {
-			evs = append(evs, s.event(tenant, prev.ID, EventArchive, p.Actor, attributed, now))
+		for _, k := range rev.PrevEvents {
+			evs = append(evs, s.event(tenant, prev.ID, k, p.Actor, attributed, now))
 		}
 		if err := tx.InsertMemoryEvents(ctx, evs...); err != nil {
 			return err
@@ -250,7 +267,7 @@ func (s *Service) Revise(ctx context.Context, tenant, id string, p ReviseParams)
 //
 // Errors: invalid, not_found, conflict (not open), forbidden.
 func (s *Service) Resolve(ctx context.Context, tenant, id string, p TransitionParams) (WriteResult, error) {
-	return s.transition(ctx, tenant, id, p, EventResolve, []MemoryStatus{StatusOpen}, StatusResolved)
+	return s.transition(ctx, tenant, id, p, EventResolve)
 }
 
 // Unresolve reopens a resolved memory: the undo of a resolve, which is why a
@@ -258,14 +275,14 @@ func (s *Service) Resolve(ctx context.Context, tenant, id string, p TransitionPa
 //
 // Errors: invalid, not_found, conflict (not resolved), forbidden.
 func (s *Service) Unresolve(ctx context.Context, tenant, id string, p TransitionParams) (WriteResult, error) {
-	return s.transition(ctx, tenant, id, p, EventUnresolve, []MemoryStatus{StatusResolved}, StatusOpen)
+	return s.transition(ctx, tenant, id, p, EventUnresolve)
 }
 
 // Archive retires an open or resolved memory.
 //
 // Errors: invalid, not_found, conflict (already archived), forbidden.
 func (s *Service) Archive(ctx context.Context, tenant, id string, p TransitionParams) (WriteResult, error) {
-	return s.transition(ctx, tenant, id, p, EventArchive, []MemoryStatus{StatusOpen, StatusResolved}, StatusArchived)
+	return s.transition(ctx, tenant, id, p, EventArchive)
 }
 
 // writeTarget validates what every write to an existing memory names: the
@@ -282,7 +299,9 @@ func writeTarget(f map[string]string, tenant, id, runID string, actor ActorKind)
 	return tenant, mid, run
 }
 
-func (s *Service) transition(ctx context.Context, tenant, id string, p TransitionParams, kind EventKind, from []MemoryStatus, to MemoryStatus) (WriteResult, error) {
+// transition applies a status transition; memrule.Transition decides which
+// statuses it may leave and where it lands.
+func (s *Service) transition(ctx context.Context, tenant, id string, p TransitionParams, kind EventKind) (WriteResult, error) {
 	f := map[string]string{}
 	tenant, mid, run := writeTarget(f, tenant, id, p.SessionRunID, p.Actor)
 	if err := fieldsErr(f); err != nil {
@@ -295,12 +314,9 @@ func (s *Service) transition(ctx context.Context, tenant, id string, p Transitio
 		if err != nil {
 			return err
 		}
-		allowed := false
-		for _, st := range from {
-			allowed = allowed || m.Status == st
-		}
-		if !allowed {
-			return &Error{Code: CodeConflict, Message: "cannot " + string(kind) + " a memory that is " + string(m.Status)}
+		to, err := memrule.Transition(kind, m.Status)
+		if err != nil {
+			return coded(err)
 		}
 		attributed, err := s.attribute(ctx, tx, tenant, now, run, m.Project)
 		if err != nil {
@@ -366,8 +382,8 @@ func (s *Service) Import(ctx context.Context, tenant string, p ImportParams, act
 	p.Due = dueDate(f, p.Due)
 	if p.Status == "" {
 		p.Status = StatusOpen
-	} else if _, err := ParseMemoryStatus(string(p.Status)); err != nil {
-		f["status"] = "must be one of open resolved archived"
+	} else {
+		oneOf(f, "status", string(p.Status), statusNames...)
 	}
 	checkActor(f, actor)
 	if err := fieldsErr(f); err != nil {
@@ -474,7 +490,8 @@ func (s *Service) attribute(ctx context.Context, tx Tx, tenant string, now time.
 }
 
 // RunEvents is the typed provenance read: the run's events keyset-paginated
-// on the event id, at most limit (1-100, default 50) per page, never past
+// on the event id, at most limit (1 to provenance.MaxLimit, 0 for
+// provenance.DefaultLimit) per page, never past
 // the per-run ceiling; Truncated says the run has more than the ceiling.
 // Only ids, kinds and times are returned, never payload values.
 //
@@ -488,13 +505,9 @@ func (s *Service) RunEvents(ctx context.Context, tenant, runID, cursor string, l
 		f["sessionRunId"] = "is required"
 	}
 	after, err := provenance.DecodeCursor(cursor)
-	if err != nil {
-		f["cursor"] = "is not a cursor this server issued"
-	}
+	addFields(f, err)
 	n, err := provenance.Limit(limit)
-	if err != nil {
-		f["limit"] = "must be between 1 and " + strconv.Itoa(provenance.MaxLimit)
-	}
+	addFields(f, err)
 	if err := fieldsErr(f); err != nil {
 		return provenance.Page{}, err
 	}
@@ -508,20 +521,12 @@ func (s *Service) RunEvents(ctx context.Context, tenant, runID, cursor string, l
 			return err
 		}
 		page.Truncated = visible.truncated
-		start := 0
-		if after != uuid.Nil {
-			for start < len(visible.events) && bytes.Compare(visible.events[start].ID[:], after[:]) <= 0 {
-				start++
-			}
-		}
-		end := min(start+n, len(visible.events))
-		for _, e := range visible.events[start:end] {
+		sl := provenance.PageSlice(visible.ids(), after, n)
+		for _, e := range visible.events[sl.Start:sl.End] {
 			page.Items = append(page.Items, provenance.Item{ID: e.ID, MemoryID: e.MemoryID, EventKind: string(e.Kind),
 				ActorKind: string(e.ActorKind), SessionRunID: e.SessionRunID, CreatedAt: e.CreatedAt})
 		}
-		if end < len(visible.events) {
-			page.NextCursor = provenance.EncodeCursor(visible.events[end-1].ID)
-		}
+		page.NextCursor = sl.NextCursor
 		return nil
 	})
 	return page, err
@@ -544,10 +549,15 @@ func (s *Service) listing(ctx context.Context, tx Tx, run uuid.UUID) (runListing
 	return runListing{events: es}, nil
 }
 
-func (l runListing) triage() triage.Listing {
+// ids are the listing's event ids, in order.
+func (l runListing) ids() []uuid.UUID {
 	ids := make([]uuid.UUID, len(l.events))
 	for i, e := range l.events {
 		ids[i] = e.ID
 	}
-	return triage.Listing{IDs: ids, Truncated: l.truncated}
+	return ids
+}
+
+func (l runListing) triage() triage.Listing {
+	return triage.Listing{IDs: l.ids(), Truncated: l.truncated}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/batonhq/baton/bottle/privacy"
 	"github.com/google/uuid"
 )
 
@@ -122,7 +123,7 @@ func isHex(s string) bool {
 // filtered and cut to MaxRecordTextLen characters; with nothing recorded
 // a field says so rather than being left blank.
 func DeriveEpisode(e Episode, lastPrompt, lastExcerpt string) Episode {
-	lastPrompt, lastExcerpt = strings.TrimSpace(Scrub(lastPrompt)), strings.TrimSpace(Scrub(lastExcerpt))
+	lastPrompt, lastExcerpt = strings.TrimSpace(privacy.Scrub(lastPrompt)), strings.TrimSpace(privacy.Scrub(lastExcerpt))
 	if e.Objective == "" {
 		e.Objective = orUnknown(lastPrompt, "not recorded (no prompt was recorded)")
 	}
@@ -152,8 +153,11 @@ func cut(s string) string {
 	return string([]rune(s)[:MaxRecordTextLen-1]) + "…"
 }
 
-// writeRecord derives and appends one record for the session row inside tx.
-func (s *Service) writeRecord(ctx context.Context, tx Tx, row *Session, kind RecordKind, e Episode, reason string, now time.Time) (Record, error) {
+// writeRecord derives and appends one record for the session row inside
+// tx. With dedupe set (a SessionEnd on a row already closed: a repeated
+// delivery), a record whose content equals the conversation's newest record
+// of the kind is not written again; that record is returned.
+func (s *Service) writeRecord(ctx context.Context, tx Tx, row *Session, kind RecordKind, e Episode, reason string, now time.Time, dedupe bool) (Record, error) {
 	prompts, err := tx.Prompts(ctx, row.Agent, row.SessionID)
 	if err != nil {
 		return Record{}, err
@@ -166,12 +170,28 @@ func (s *Service) writeRecord(ctx context.Context, tx Tx, row *Session, kind Rec
 	r := Record{ID: s.newID(), Tenant: row.Tenant, Kind: kind, Agent: row.Agent, SessionID: row.SessionID, SessionRunID: row.ID,
 		Project: row.Project, Task: e.Task, Objective: e.Objective, State: e.State, NextAction: e.NextAction,
 		GitCommit: e.GitCommit, GitBranch: e.GitBranch, BottlePath: e.BottlePath, Reason: reason, CreatedAt: now}
+	if dedupe {
+		prev, err := tx.Records(ctx, RecordQuery{Agent: row.Agent, SessionID: row.SessionID, Kinds: []RecordKind{kind}, Limit: 1})
+		if err != nil {
+			return Record{}, err
+		}
+		if len(prev) == 1 && sameContent(prev[0], r) {
+			return prev[0], nil
+		}
+	}
 	if err := tx.InsertRecord(ctx, &r); err != nil {
 		return Record{}, err
 	}
 	return r, tx.AppendLedger(ctx, s.ledgerKeep, s.entry("record."+string(kind), now, row, map[string]string{
 		"record_id": r.ID.String(), "task": r.TaskName(),
 	}))
+}
+
+// sameContent reports whether two records of one run say the same thing.
+func sameContent(a, b Record) bool {
+	return a.SessionRunID == b.SessionRunID && a.Task == b.Task && a.Objective == b.Objective && a.State == b.State &&
+		a.NextAction == b.NextAction && a.GitCommit == b.GitCommit && a.GitBranch == b.GitBranch &&
+		a.BottlePath == b.BottlePath && a.Reason == b.Reason
 }
 
 // Records lists the tenant's checkpoints and handovers, newest first, at

@@ -3,6 +3,7 @@ package continuity
 import (
 	"time"
 
+	"github.com/batonhq/baton/continuity/freshness"
 	"github.com/batonhq/baton/lease"
 	"github.com/batonhq/baton/triage"
 	"github.com/google/uuid"
@@ -21,6 +22,7 @@ type Service struct {
 	triage     triage.Policy
 	ledgerKeep int
 	briefing   BriefingPolicy
+	freshness  freshness.Policy
 	newID      func() uuid.UUID
 }
 
@@ -43,6 +45,10 @@ func WithLedgerRetention(n int) Option { return func(s *Service) { s.ledgerKeep 
 // WithBriefingPolicy replaces DefaultBriefingPolicy.
 func WithBriefingPolicy(p BriefingPolicy) Option { return func(s *Service) { s.briefing = p } }
 
+// WithFreshnessPolicy replaces freshness.Default, the thresholds a
+// handover's age is read against.
+func WithFreshnessPolicy(p freshness.Policy) Option { return func(s *Service) { s.freshness = p } }
+
 // New returns a Service over store.
 func New(store Store, opts ...Option) *Service {
 	s := &Service{
@@ -52,6 +58,7 @@ func New(store Store, opts ...Option) *Service {
 		triage:     triage.Default,
 		ledgerKeep: DefaultLedgerRetention,
 		briefing:   DefaultBriefingPolicy,
+		freshness:  freshness.Default,
 		newID:      mustV7,
 	}
 	for _, o := range opts {

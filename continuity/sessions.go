@@ -3,11 +3,14 @@ package continuity
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/batonhq/baton/bottle/privacy"
+	"github.com/batonhq/baton/continuity/memrule"
 	"github.com/batonhq/baton/lease"
 	"github.com/batonhq/baton/triage"
 	"github.com/google/uuid"
@@ -76,14 +79,13 @@ func (p *OpenParams) normalize(tenant string) (string, error) {
 			f["briefedMemories["+strconv.Itoa(i)+"].id"] = "is required"
 		}
 		checkLen(f, "briefedMemories["+strconv.Itoa(i)+"].topic", b.Topic, 0, MaxTopicLen)
-		if _, err := ParseMemoryStatus(b.Status); err != nil {
-			f["briefedMemories["+strconv.Itoa(i)+"].status"] = "must be one of open resolved archived"
-		}
+		oneOf(f, "briefedMemories["+strconv.Itoa(i)+"].status", b.Status, statusNames...)
 	}
 	return tenant, fieldsErr(f)
 }
 
-// Open opens a conversation by its natural key.
+// Open opens a conversation by its natural key. What it does is
+// lease.Activate's decision; Open reads the row and applies it:
 //
 //   - startup, no row: insert at epoch 1. Any existing row: the natural key
 //     is the request token, so a startup carrying a different project,
@@ -123,7 +125,24 @@ func (s *Service) Open(ctx context.Context, tenant string, p OpenParams) (OpenRe
 			return err
 		}
 		row, err := tx.SessionByKey(ctx, p.Agent, p.SessionID)
-		if ErrorCode(err) == CodeNotFound {
+		found := err == nil
+		if !found && ErrorCode(err) != CodeNotFound {
+			return err
+		}
+		a := lease.Activation{Source: p.Source.lease(), Found: found}
+		if found {
+			if row.Project != project {
+				// Inserted by a concurrent open between the two reads.
+				if err := tx.LockProject(ctx, row.Project); err != nil {
+					return err
+				}
+			}
+			a.State = s.state(row, now)
+			a.SameValues = row.Project == p.Project && row.Scope == p.Scope && row.Selector.Equal(p.Selector)
+		}
+		action, event := lease.Activate(a), ""
+		switch action {
+		case lease.Insert:
 			row = &Session{
 				ID: s.newID(), Tenant: tenant, Agent: p.Agent, SessionID: p.SessionID,
 				Source: p.Source, OpenedAt: now, LastSeenAt: now, ActivatedAt: now, ActivationEpoch: 1,
@@ -143,42 +162,24 @@ func (s *Service) Open(ctx context.Context, tenant string, p OpenParams) (OpenRe
 			}
 			res = openResult(row, true, false)
 			return tx.AppendLedger(ctx, s.ledgerKeep, s.entry(ev, now, row, map[string]string{"source": string(p.Source), "epoch": "1"}))
-		}
-		if err != nil {
-			return err
-		}
-		if row.Project != project {
-			// Inserted by a concurrent open between the two reads.
-			if err := tx.LockProject(ctx, row.Project); err != nil {
-				return err
-			}
-		}
-		st := s.state(row, now)
-		if p.Source == SourceStartup && (row.Project != p.Project || row.Scope != p.Scope || !row.Selector.Equal(p.Selector)) {
+		case lease.Conflict:
 			return &Error{Code: CodeConflict, Message: "a session with this key was opened with a different project, scope or selector"}
-		}
-		event := ""
-		reopened := false
-		switch {
-		case p.Source == SourceStartup && st == lease.Live:
+		case lease.Retry:
 			row.LastSeenAt = lease.Floor(row.LastSeenAt, now)
-		case p.Source == SourceStartup:
+		case lease.Restart:
 			activate(row, now)
 			row.Source = SourceStartup
 			stampBriefing(row, p, now)
 			if st := triage.Status(row.TriageStatus); st != triage.Overflowed {
 				row.TriageStatus, row.TriageAttemptID = string(triage.Idle), uuid.Nil
 			}
-			event, reopened = EventSessionReopened, true
-		case st == lease.Live:
+			event = EventSessionReopened
+		case lease.Resume, lease.Reopen:
 			activate(row, now)
 			row.Source = SourceResume
 			event = EventSessionResumed
-		default:
-			activate(row, now)
-			row.Source = SourceResume
-			event, reopened = EventSessionResumed, true
 		}
+		reopened := action.Reopens()
 		if err := tx.UpdateSession(ctx, row); err != nil {
 			return err
 		}
@@ -191,6 +192,15 @@ func (s *Service) Open(ctx context.Context, tenant string, p OpenParams) (OpenRe
 		}))
 	})
 	return res, err
+}
+
+// lease is the source as the lease's open matrix names it; normalize admits
+// only startup and resume to an open.
+func (src Source) lease() lease.Source {
+	if src == SourceResume {
+		return lease.SourceResume
+	}
+	return lease.SourceStartup
 }
 
 // activate starts a new activation of the row: it clears closed_at, bumps
@@ -275,7 +285,7 @@ func (s *Service) Heartbeat(ctx context.Context, tenant string, p HeartbeatParam
 // excerpt privacy-filters a last assistant message and cuts it to
 // MaxExcerptLen characters, reporting whether it cut.
 func excerpt(text string) (string, bool) {
-	text = Scrub(text)
+	text = privacy.Scrub(text)
 	if utf8.RuneCountInString(text) <= MaxExcerptLen {
 		return text, false
 	}
@@ -463,8 +473,7 @@ func (s *Service) Session(ctx context.Context, tenant, agent, sessionID string) 
 
 // ParseMemoryStatus parses a memory status.
 func ParseMemoryStatus(s string) (MemoryStatus, error) {
-	switch MemoryStatus(s) {
-	case StatusOpen, StatusResolved, StatusArchived:
+	if slices.Contains(memrule.Statuses, MemoryStatus(s)) {
 		return MemoryStatus(s), nil
 	}
 	return "", errors.New("unknown status " + strconv.Quote(strings.TrimSpace(s)))
@@ -479,7 +488,8 @@ type SweepResult struct {
 }
 
 // Sweep stamps closed_at on the tenant's rows whose lease lapsed more than
-// the sweep grace ago (lease.Policy.Sweepable), at most limit rows (1-500).
+// the sweep grace ago (lease.Policy.Sweepable), at most limit rows (1 to
+// MaxSweep).
 // It changes no attribution: implicit close is already evaluated on every
 // read and write, and a swept row still resurrects, because its closed_at
 // lands outside the explicit-close window. What a sweep adds is a stamped

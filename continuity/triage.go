@@ -2,7 +2,6 @@ package continuity
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -135,11 +134,8 @@ func (s *Service) TriageComplete(ctx context.Context, tenant string, p TriageCom
 			return err
 		}
 		c, err := s.triage.Complete(tr, attempt, visible.triage())
-		if errors.Is(err, triage.ErrConflict) {
-			return &Error{Code: CodeConflict, Message: "the attempt is not the pending one", Err: err}
-		}
 		if err != nil {
-			return err
+			return coded(err)
 		}
 		row.TriageStatus, row.TriagedEventIDs = string(c.Status), c.Watermark
 		if err := tx.UpdateSession(ctx, row); err != nil {

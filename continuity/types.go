@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/batonhq/baton/continuity/memrule"
 	"github.com/google/uuid"
 )
 
@@ -117,26 +118,27 @@ var envelopeKeys = []string{"event", "at", "tenant", "session"}
 
 func isEnvelopeKey(k string) bool { return slices.Contains(envelopeKeys, k) }
 
-// MemoryKind is the kind of a curated memory atom.
-type MemoryKind string
+// MemoryKind is the kind of a curated memory atom (memrule declares them).
+type MemoryKind = memrule.Kind
 
 // The memory kinds.
 const (
-	KindCommitment MemoryKind = "commitment"
-	KindDecision   MemoryKind = "decision"
-	KindPreference MemoryKind = "preference"
-	KindBlocker    MemoryKind = "blocker"
-	KindNote       MemoryKind = "note"
+	KindCommitment = memrule.Commitment
+	KindDecision   = memrule.Decision
+	KindPreference = memrule.Preference
+	KindBlocker    = memrule.Blocker
+	KindNote       = memrule.Note
 )
 
-// MemoryStatus is a memory's lifecycle status.
-type MemoryStatus string
+// MemoryStatus is a memory's lifecycle status; memrule decides its
+// transitions.
+type MemoryStatus = memrule.Status
 
 // The memory statuses.
 const (
-	StatusOpen     MemoryStatus = "open"
-	StatusResolved MemoryStatus = "resolved"
-	StatusArchived MemoryStatus = "archived"
+	StatusOpen     = memrule.Open
+	StatusResolved = memrule.Resolved
+	StatusArchived = memrule.Archived
 )
 
 // Memory is one curated atom.
@@ -157,17 +159,17 @@ type Memory struct {
 	Due *time.Time `json:"due,omitempty"`
 }
 
-// EventKind is the kind of a memory audit event.
-type EventKind string
+// EventKind is the kind of a memory audit event (memrule declares them).
+type EventKind = memrule.Event
 
 // The audit event kinds.
 const (
-	EventCreate    EventKind = "create"
-	EventSupersede EventKind = "supersede"
-	EventResolve   EventKind = "resolve"
-	EventUnresolve EventKind = "unresolve"
-	EventArchive   EventKind = "archive"
-	EventImport    EventKind = "import"
+	EventCreate    = memrule.Create
+	EventSupersede = memrule.Supersede
+	EventResolve   = memrule.Resolve
+	EventUnresolve = memrule.Unresolve
+	EventArchive   = memrule.Archive
+	EventImport    = memrule.Import
 )
 
 // ActorKind names the transport that made a write. Session provenance is

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/bottle/privacy"
+	"github.com/batonhq/baton/continuity/memrule"
 	"github.com/go-playground/validator/v10"
 )
 
@@ -22,10 +24,11 @@ const (
 	// accepts can name a bottle file.
 	MaxSessionIDLen = bottle.MaxSessionIDLen
 	MaxExcerptLen   = 4000
-	MaxContentLen   = 2000
+	MaxContentLen   = memrule.MaxContentLen
 	MaxTopicLen     = 200
 	MaxFacetLen     = 200
-	MaxPromptLen    = 4000
+	// MaxPromptLen is the cap on a kept user prompt: the bottle's.
+	MaxPromptLen = bottle.MaxPromptChars
 	// MaxSelectorAxes bounds the axes of an Open's selector (a kind and a
 	// few facets; each key and value at most MaxFacetLen).
 	MaxSelectorAxes = 16
@@ -134,7 +137,7 @@ func scrubField(fields map[string]string, name, v string, min, max int) string {
 	if !checkText(fields, name, v) {
 		return v
 	}
-	return trimField(fields, name, Scrub(v), min, max)
+	return trimField(fields, name, privacy.Scrub(v), min, max)
 }
 
 // ValidateTenant returns an invalid error naming the tenant unless it is 1 to

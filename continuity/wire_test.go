@@ -24,6 +24,7 @@ import (
 
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/continuity/freshness"
 	"github.com/batonhq/baton/lease"
 	"github.com/batonhq/baton/provenance"
 	"github.com/batonhq/baton/triage"
@@ -158,7 +159,9 @@ func wireCases() []struct {
 			Items: []continuity.BriefingItem{}, Briefed: []continuity.BriefedMemory{}, Text: "# baton briefing\n"}},
 		{"Briefing/full", continuity.Briefing{GeneratedAt: wT0, Selector: sel, Items: []continuity.BriefingItem{{ID: wMemory,
 			Kind: continuity.KindCommitment, Topic: "storage", Status: continuity.StatusOpen, Content: "Use bun.",
-			Section: continuity.SectionCommitments}}, Briefed: briefed, Text: "# baton briefing — project baton\n"}},
+			Section: continuity.SectionCommitments}}, Briefed: briefed, Text: "# baton briefing — project baton\n",
+			Handover: &continuity.HandoverView{Record: record, History: true,
+				Freshness: freshness.Reading{Label: freshness.Stale, Reason: "recorded 6d ago, stale from 2d", Age: 6 * 24 * time.Hour}}}},
 
 		{"ReceiptParams/least", continuity.ReceiptParams{Provider: "claude-code", ProviderEvent: "Stop"}},
 		{"ReceiptParams/full", continuity.ReceiptParams{Provider: "claude-code", ProviderEvent: "Stop", Agent: "claude-code", SessionID: "s-1"}},

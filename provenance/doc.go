@@ -9,12 +9,14 @@
 // succeed, because bookkeeping going stale must never destroy it.
 //
 // The read side is keyset-paginated on the UUIDv7 event id. This package owns
-// its bounds (Limit, Ceiling), its opaque cursor and its wire types; the
-// service owns the query.
+// its bounds (Limit, Ceiling), its opaque cursor, the slicing of a page out
+// of the run's visible listing and its wire types; the service owns the
+// query.
 //
 // Files:
 //
 //	decide.go   Action, Run, Input, Decision and Decide: the attribution rule
 //	read.go     Limit, EncodeCursor/DecodeCursor, Item, Page, FieldError
+//	page.go     Slice, PageSlice: the keyset slice of a run's visible listing one page returns
 //	*_test.go   table tests for every branch and bound, a cursor fuzz target
 package provenance

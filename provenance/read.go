@@ -2,6 +2,7 @@ package provenance
 
 import (
 	"encoding/base64"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -38,7 +39,7 @@ func Limit(raw int) (int, error) {
 	case raw == 0:
 		return DefaultLimit, nil
 	case raw < 1 || raw > MaxLimit:
-		return 0, &FieldError{Field: "limit", Message: "must be between 1 and 100"}
+		return 0, &FieldError{Field: "limit", Message: "must be between 1 and " + strconv.Itoa(MaxLimit)}
 	}
 	return raw, nil
 }

@@ -96,13 +96,21 @@ func testOutage(t *testing.T, h Harness) {
 	// Day 3 onwards: new sessions keep opening; each is an episode.
 	f.clock.Advance(3 * 24 * time.Hour)
 	start := handle(t, e, continuity.HookEvent{Kind: continuity.HookStart, Source: continuity.SourceStartup, SessionID: "s1", Cwd: dir})
-	for _, want := range []string{"history, not current", "stale", "recorded 3d ago", "git: advanced", "t-20260905034523-a9f1", "Migrate the ledger."} {
+	for _, want := range []string{"## Earlier handover — history", "stale: recorded 3d ago", "git: advanced", "Task: t-20260905034523-a9f1", "Objective: Migrate the ledger."} {
 		if !strings.Contains(start.Context, want) {
 			t.Errorf("day 3 startup context lacks %q:\n%s", want, start.Context)
 		}
 	}
 	if strings.Contains(start.Context, "Continue the ledger migration") {
 		t.Errorf("the stale handover's next action is quoted as current:\n%s", start.Context)
+	}
+	// The briefing read through the API labels it the same way.
+	b, err := api.Briefing(ctx, continuity.BriefingParams{Project: "baton"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Handover == nil || !b.Handover.History || b.Handover.Freshness.Label.String() != "stale" || b.Handover.Record.TaskName() != "t-20260905034523-a9f1" {
+		t.Errorf("API briefing handover = %+v, want the day-0 handover as stale history", b.Handover)
 	}
 	if !strings.Contains(start.Context, start.SessionRunID.String()) {
 		t.Errorf("startup context lacks the run id instruction:\n%s", start.Context)

@@ -630,7 +630,7 @@ func scenarioUserPrompt(t *testing.T, h ScenarioHarness) {
 		truncated bool
 		stored    string
 	}{
-		{"fix the parser <private>my token is hunter2</private> please", true, 1, false, "fix the parser  please"},
+		{"fix the parser <private>my token is hunter2</private> please", true, 1, false, "fix the parser please"},
 		{long, true, 2, true, long[:len("é")*bottle.MaxPromptChars]},
 		{"<private>only secret</private>", false, 0, false, ""},
 		{"  and the <system-reminder>injected</system-reminder>tests  ", true, 3, false, "and the tests"},
@@ -906,6 +906,17 @@ func scenarioSessionEnd(t *testing.T, h ScenarioHarness) {
 		rs := s.records(s.a, continuity.RecordQuery{SessionID: "s1", Kinds: []continuity.RecordKind{continuity.RecordHandover}})
 		if len(rs) != 2 || rs[0].ID != second.Handover.ID || rs[1].ID != hv.ID {
 			t.Fatalf("handovers = %+v, want both, newest first", rs)
+		}
+		// A repeated delivery of that SessionEnd writes no third handover.
+		third, err := s.a.SessionEnd(s.ctx, continuity.EndParams{EventParams: hookEvent(evEnd, "s1"), Episode: continuity.Episode{Task: "t-7", NextAction: "publish"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if third.Handover.ID != second.Handover.ID {
+			t.Fatalf("a repeated SessionEnd wrote handover %v, want the second's %v returned", third.Handover.ID, second.Handover.ID)
+		}
+		if rs := s.records(s.a, continuity.RecordQuery{SessionID: "s1", Kinds: []continuity.RecordKind{continuity.RecordHandover}}); len(rs) != 2 {
+			t.Fatalf("%d handovers after a repeated SessionEnd, want 2", len(rs))
 		}
 
 		// A conversation never opened is not_found, and gets no handover.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -14,34 +15,86 @@ import (
 // BottleCmd groups the bottle commands: `baton bottle render` and
 // `baton bottle show`.
 type BottleCmd struct {
-	Render BottleRenderCmd `cmd:"" help:"Render a transcript (Claude Code or Codex JSONL) to a bottle."`
-	Show   BottleShowCmd   `cmd:"" help:"Print a session's current bottle from $BATON_HOME/bottles."`
+	Render BottleRenderCmd `cmd:"" help:"Render a transcript (Claude Code, Codex or Gemini CLI JSONL) to a bottle."`
+	Show   BottleShowCmd   `cmd:"" help:"Print a session's current bottle from $BATON_HOME/bottles/<agent>."`
 }
 
 // BottleRenderCmd renders one transcript file to a bottle, with observations
-// derived from its tool calls. It reads no store and keeps no cache.
+// derived from its tool calls. It reads no store; only --keep writes under
+// the baton home, as a hook does. It reads only a regular file, to the end
+// it had when the render started, and never writes over it.
 type BottleRenderCmd struct {
-	Transcript string `required:"" type:"existingfile" help:"Path of the transcript JSONL."`
-	Out        string `type:"path" help:"Write the bottle here (atomically) instead of to stdout."`
+	Transcript string `required:"" type:"existingfile" help:"Path of the transcript JSONL (a regular file)."`
+	Out        string `type:"path" xor:"dest" help:"Write the bottle here (atomically) instead of to stdout; never the transcript itself."`
+	Keep       bool   `xor:"dest" help:"Write the bottle where the hooks keep the agent's bottles ($BATON_HOME/bottles/<agent>/<session>.bottle/, an index and its pages, what bottle show prints) and print the index's path."`
+	Agent      string `default:"${defaultAgent}" help:"The agent whose bottle --keep writes."`
 
-	// Now is the render time; nil means time.Now.
+	// Now is the render time of a printed bottle; nil means time.Now.
 	Now func() time.Time `kong:"-"`
 }
 
+// Help details what the command refuses, and its exit statuses.
+func (c *BottleRenderCmd) Help() string {
+	return `Exit status: 0 when the bottle is written; 1 when the render fails (the transcript cannot be read or holds no conversation, or the transcript is in the bottle directory --keep would write); 2 on a usage error, with the usage on stderr: a transcript path that is missing, a directory or not a regular file (a device, FIFO or socket is never read), an --out that is the transcript itself (by any path or link), or --out with --keep. A refusal writes nothing.`
+}
+
+// Validate refuses, before anything is opened, a transcript that is not a
+// regular file and an --out that is the transcript: kong reports either as
+// a usage error.
+func (c *BottleRenderCmd) Validate() error {
+	if c.Transcript == "" {
+		return nil // missing: kong's check of required flags says so
+	}
+	fi, err := os.Stat(c.Transcript)
+	if err != nil {
+		return err
+	}
+	if err := regularFile(c.Transcript, fi); err != nil {
+		return err
+	}
+	if c.Out != "" {
+		if out, err := os.Stat(c.Out); err == nil && os.SameFile(fi, out) {
+			return fmt.Errorf("--out names the transcript %s: refusing to write over the input", c.Transcript)
+		}
+	}
+	return nil
+}
+
+// regularFile refuses what is not a regular file: a device or a FIFO would
+// be read forever, or an open would wait for a writer.
+func regularFile(path string, fi os.FileInfo) error {
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("--transcript: %s is not a regular file: only a transcript file is read, never a device, FIFO or socket", path)
+	}
+	return nil
+}
+
 // Run renders the transcript and writes the bottle.
-func (c *BottleRenderCmd) Run(env *Env) error {
+func (c *BottleRenderCmd) Run(ctx context.Context, env *Env) error {
 	f, err := os.Open(c.Transcript)
 	if err != nil {
 		return fmt.Errorf("bottle render: %w", err)
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("bottle render: %w", err)
+	}
+	if err := regularFile(c.Transcript, fi); err != nil { // replaced since Validate
+		return fmt.Errorf("bottle render: %w", err)
+	}
+	// A one-off render reads the whole file, a last line without its
+	// newline included, up to the size it has now.
 	var tr bottle.Transcript
-	if _, err := tr.ReadLines(f, 0); err != nil {
+	if err := tr.ReadAll(f, fi.Size()); err != nil {
 		return fmt.Errorf("bottle render: %w", err)
 	}
 	session := tr.SessionID
 	if session == "" {
 		session = strings.TrimSuffix(filepath.Base(c.Transcript), filepath.Ext(c.Transcript))
+	}
+	if c.Keep {
+		return c.keep(ctx, env, session)
 	}
 	now := time.Now
 	if c.Now != nil {
@@ -58,18 +111,48 @@ func (c *BottleRenderCmd) Run(env *Env) error {
 	return err
 }
 
+// keep renders through the agent's Bottler, under the session's render lock
+// a hook takes too, and prints where the bottle's index is. It refuses when
+// the transcript lies in that bottle's directory, among the files a render
+// writes.
+func (c *BottleRenderCmd) keep(ctx context.Context, env *Env, session string) error {
+	home, err := env.home()
+	if err != nil {
+		return fmt.Errorf("bottle render: %w", err)
+	}
+	bottler := &bottle.Bottler{Home: home, Agent: c.Agent}
+	if path, err := bottler.Path(session); err == nil {
+		dir := filepath.Dir(path)
+		kept, err := os.Stat(dir)
+		if in, ierr := os.Stat(filepath.Dir(c.Transcript)); err == nil && ierr == nil && os.SameFile(in, kept) {
+			return fmt.Errorf("bottle render: the transcript is in the bottle directory %s: --keep would write over the input", dir)
+		}
+	}
+	res, err := bottler.Render(ctx, session, c.Transcript)
+	if err != nil {
+		return fmt.Errorf("bottle render: %w", err)
+	}
+	if res.Mode == bottle.ModeTimeline {
+		return fmt.Errorf("bottle render: %s holds no conversation to bottle", c.Transcript)
+	}
+	_, err = fmt.Fprintln(env.Stdout, res.Path)
+	return err
+}
+
 // BottleShowCmd prints the bottle kept for a session.
 type BottleShowCmd struct {
 	SessionID string `arg:"" name:"session-id" help:"The harness's session id."`
+	Agent     string `default:"${defaultAgent}" help:"The agent the session belongs to."`
 }
 
-// Run prints $BATON_HOME/bottles/<session>.md.
+// Run prints $BATON_HOME/bottles/<agent>/<session>.bottle/ as one
+// document: the index, then every page.
 func (c *BottleShowCmd) Run(env *Env) error {
 	home, err := env.home()
 	if err != nil {
 		return fmt.Errorf("bottle show: %w", err)
 	}
-	data, err := (&bottle.Bottler{Home: home}).Read(c.SessionID)
+	data, err := (&bottle.Bottler{Home: home, Agent: c.Agent}).Read(c.SessionID)
 	if errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("bottle show: no bottle for session %s", c.SessionID)
 	}

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"context"
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,13 +12,16 @@ import (
 
 const realTranscript = "../../bottle/testdata/claude-2.1.328.jsonl"
 
+// realSession is realTranscript's session id.
+const realSession = "c96e6033-0cbe-4890-a588-1160d3853949"
+
 func TestBottleCommands(t *testing.T) {
 	env := testEnv(t)
-	out, err := run(t, env, "bottle", "render", "--transcript", realTranscript)
-	if err != nil {
-		t.Fatal(err)
+	out, stderr, status := run(t, env, []string{"bottle", "render", "--transcript", realTranscript})
+	if status != exitOK {
+		t.Fatalf("render: status %d: %s", status, stderr)
 	}
-	for _, want := range []string{"# Session bottle — c96e6033-0cbe-4890-a588-1160d3853949", "mode: full", "echo hi-from-tool"} {
+	for _, want := range []string{"# Session bottle — " + realSession, "mode: full", "echo hi-from-tool"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("render lacks %q", want)
 		}
@@ -29,20 +32,30 @@ func TestBottleCommands(t *testing.T) {
 		}
 	}
 
-	// --out writes the file; show reads back a bottle kept in BATON_HOME.
+	// --out writes the file and prints nothing.
 	dst := filepath.Join(t.TempDir(), "bottle.md")
-	if out, err := run(t, env, "bottle", "render", "--transcript", realTranscript, "--out", dst); err != nil || out != "" {
-		t.Fatalf("render --out: %q %v", out, err)
+	if out, _, status := run(t, env, []string{"bottle", "render", "--transcript", realTranscript, "--out", dst}); status != exitOK || out != "" {
+		t.Fatalf("render --out: status %d, stdout %q", status, out)
 	}
-	if written, err := os.ReadFile(dst); err != nil || !strings.Contains(string(written), "echo hi-from-tool") {
-		t.Fatalf("render --out wrote %q: %v", written, err)
+	if data, err := os.ReadFile(dst); err != nil || !strings.Contains(string(data), "echo hi-from-tool") {
+		t.Fatalf("render --out wrote %q: %v", data, err)
 	}
-	if _, err := (&bottle.Bottler{Home: env.Home}).Render(context.Background(), "c96e6033-0cbe-4890-a588-1160d3853949", realTranscript); err != nil {
+
+	// --keep writes the agent's bottle under BATON_HOME, where show reads
+	// it; another agent's conversation with the same id has none.
+	for _, agent := range []string{defaultAgent, "codex"} {
+		kept, stderr, status := run(t, env, []string{"bottle", "render", "--transcript", realTranscript, "--keep", "--agent", agent})
+		want := filepath.Join(env.Home, "bottles", agent, realSession+".bottle", bottle.IndexName)
+		if status != exitOK || strings.TrimSpace(kept) != want {
+			t.Fatalf("render --keep --agent %s: status %d, printed %q, want %q: %s", agent, status, kept, want, stderr)
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(env.Home, "bottles", "codex", realSession+".bottle")); err != nil {
 		t.Fatal(err)
 	}
-	shown, err := run(t, env, "bottle", "show", "c96e6033-0cbe-4890-a588-1160d3853949")
-	if err != nil || !strings.Contains(shown, "echo hi-from-tool") {
-		t.Fatalf("show: %v\n%s", err, shown)
+	shown, stderr, status := run(t, env, []string{"bottle", "show", realSession})
+	if status != exitOK || !strings.Contains(shown, "echo hi-from-tool") {
+		t.Fatalf("show: status %d: %s\n%s", status, stderr, shown)
 	}
 
 	empty := filepath.Join(t.TempDir(), "empty.jsonl")
@@ -50,19 +63,107 @@ func TestBottleCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := []struct {
-		args []string
-		want string
+		args   []string
+		status int
+		stderr string
 	}{
-		{[]string{"bottle", "show", "never-bottled"}, "no bottle for session never-bottled"},
-		{[]string{"bottle", "show", "../etc/passwd"}, "invalid session id"},
-		{[]string{"bottle", "render", "--transcript", empty}, "holds no conversation"},
+		{[]string{"bottle", "show", "--agent", "codex", realSession}, exitFailure, "no bottle for session " + realSession},
+		{[]string{"bottle", "show", "never-bottled"}, exitFailure, "no bottle for session never-bottled"},
+		{[]string{"bottle", "show", "../etc/passwd"}, exitFailure, "invalid session id"},
+		{[]string{"bottle", "render", "--transcript", empty}, exitFailure, "holds no conversation"},
+		{[]string{"bottle", "render", "--transcript", empty, "--keep"}, exitFailure, "holds no conversation"},
+		{[]string{"bottle", "render", "--transcript", realTranscript, "--keep", "--out", dst}, exitUsage, "--out and --keep can't be used together"},
+		{[]string{"bottle", "render", "--transcript", filepath.Join(t.TempDir(), "missing.jsonl")}, exitUsage, "missing.jsonl"},
 	}
 	for _, tc := range cases {
-		if _, err := run(t, env, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: err %v, want %q", tc.args, err, tc.want)
+		out, stderr, status := run(t, env, tc.args)
+		if status != tc.status || out != "" || !strings.Contains(stderr, tc.stderr) {
+			t.Errorf("%v: status %d, stdout %q, stderr %q; want %d and %q", tc.args, status, out, stderr, tc.status, tc.stderr)
 		}
 	}
-	if _, err := run(t, env, "bottle", "render", "--transcript", filepath.Join(t.TempDir(), "missing.jsonl")); err == nil {
-		t.Error("render of a missing transcript succeeded")
+}
+
+// TestBottleRenderReadsTheWholeFile: a one-off render reads a finished file
+// to its end, a last line without a newline included.
+func TestBottleRenderReadsTheWholeFile(t *testing.T) {
+	line := func(typ, content string) string {
+		return `{"type":"` + typ + `","timestamp":"2026-11-30T01:00:00Z","sessionId":"s1","cwd":"/p","message":{"role":"` + typ + `","content":` + content + `}}`
+	}
+	path := filepath.Join(t.TempDir(), "s1.jsonl")
+	data := line("user", `"fix the parser"`) + "\n" + line("assistant", `[{"type":"text","text":"the last words, unterminated"}]`)
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, status := run(t, testEnv(t), []string{"bottle", "render", "--transcript", path})
+	if status != exitOK || !strings.Contains(out, "the last words, unterminated") {
+		t.Fatalf("status %d, stderr %q: the last line is missing:\n%s", status, stderr, out)
+	}
+}
+
+// TestBottleRenderRefuses: what is not a regular transcript file, and an
+// --out that names the transcript itself, are refused with a message on
+// stderr and the usage status, and the transcript is never written over.
+func TestBottleRenderRefuses(t *testing.T) {
+	env := testEnv(t)
+	dir := t.TempDir()
+	transcript := filepath.Join(dir, "t.jsonl")
+	original, err := os.ReadFile(realTranscript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(transcript, original, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	type refusal struct {
+		name   string
+		args   []string
+		status int
+		stderr string
+	}
+	render := func(extra ...string) []string {
+		return append([]string{"bottle", "render", "--transcript", transcript}, extra...)
+	}
+	cases := []refusal{
+		{"missing path", []string{"bottle", "render", "--transcript", filepath.Join(dir, "missing.jsonl")}, exitUsage, "missing.jsonl"},
+		{"directory", []string{"bottle", "render", "--transcript", dir}, exitUsage, "is a directory"},
+		{"out is the transcript", render("--out", transcript), exitUsage, "--out names the transcript"},
+		{"out spelled differently", render("--out", filepath.Join(dir, ".", "..", filepath.Base(dir), "t.jsonl")), exitUsage, "--out names the transcript"},
+	}
+	if _, err := os.Stat("/dev/urandom"); err == nil {
+		cases = append(cases, refusal{"device", []string{"bottle", "render", "--transcript", "/dev/urandom"}, exitUsage, "not a regular file"})
+	}
+	if link := filepath.Join(dir, "link.md"); os.Symlink(transcript, link) == nil {
+		cases = append(cases, refusal{"out is a symbolic link to the transcript", render("--out", link), exitUsage, "--out names the transcript"})
+	}
+	if hard := filepath.Join(dir, "hard.md"); os.Link(transcript, hard) == nil {
+		cases = append(cases, refusal{"out is a hard link to the transcript", render("--out", hard), exitUsage, "--out names the transcript"})
+	}
+	// --keep would write the agent's bottle: refused when the transcript is
+	// one of its files, the index or a page.
+	bottleDir := filepath.Join(env.Home, "bottles", defaultAgent, realSession+".bottle")
+	if err := os.MkdirAll(bottleDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, name := range []string{bottle.IndexName, bottle.PageName(1)} {
+		p := filepath.Join(bottleDir, name)
+		if err := os.WriteFile(p, original, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, p)
+		cases = append(cases, refusal{"keep would write the transcript " + name, []string{"bottle", "render", "--transcript", p, "--keep"}, exitFailure, "--keep would write over the input"})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, stderr, status := run(t, env, c.args)
+			if status != c.status || out != "" || !strings.Contains(stderr, c.stderr) {
+				t.Errorf("status %d, stdout %q, stderr %q; want %d and %q", status, out, stderr, c.status, c.stderr)
+			}
+			for _, p := range append([]string{transcript}, kept...) {
+				if data, err := os.ReadFile(p); err != nil || !bytes.Equal(data, original) {
+					t.Fatalf("%s was written over (%v)", p, err)
+				}
+			}
+		})
 	}
 }

@@ -11,9 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/continuity"
-	"github.com/batonhq/baton/continuity/inject"
+	"github.com/batonhq/baton/continuity/workdir"
 	"github.com/google/uuid"
 )
 
@@ -49,13 +48,16 @@ func (c *demoClock) advance(d time.Duration) {
 
 // demo carries the script's state and prints each step.
 type demo struct {
-	ctx    context.Context
-	w      io.Writer
-	svc    *continuity.Service
-	clock  *demoClock
-	tenant string
-	step   int
-	err    error
+	ctx   context.Context
+	w     io.Writer
+	api   continuity.API
+	ep    *continuity.Episodes
+	clock *demoClock
+	// cwd is the working directory the hooks run in; its base name is the
+	// project facet.
+	cwd  string
+	step int
+	err  error
 }
 
 func (d *demo) say(format string, args ...any) {
@@ -72,35 +74,43 @@ func (d *demo) title(s string) {
 // The demo's tenant, and the harness its provider events come from.
 const (
 	demoTenant = "demo"
-	demoAgent  = "claude-code"
+	demoAgent  = defaultAgent
 )
 
-// receive runs a provider event's work behind its receipt, as a hook does:
-// every provider event in the demo goes through here, so the ledger shows
-// provider.event.received before whatever the event caused.
-func (d *demo) receive(event, session string, work func(ctx context.Context) error) error {
-	return d.svc.Receive(d.ctx, d.tenant, continuity.ReceiptParams{Provider: demoAgent, ProviderEvent: event, Agent: demoAgent, SessionID: session}, work)
+// providerEvents names each hook event as the demo's harness does.
+var providerEvents = map[continuity.HookKind]string{
+	continuity.HookStart:      "SessionStart",
+	continuity.HookPrompt:     "UserPromptSubmit",
+	continuity.HookStop:       "Stop",
+	continuity.HookPreCompact: "PreCompact",
+	continuity.HookEnd:        "SessionEnd",
 }
 
-// stop delivers a Stop a minute after the last turn, as the Stop hook runs
-// it: the receipt, the heartbeat carrying the last assistant message (the
-// unconditional half), then the nudge's part when there is one.
-func (d *demo) stop(session, msg string, nudge func(ctx context.Context) error) (continuity.HeartbeatResult, error) {
+// hook delivers one provider event as the hook adapter does: one call of
+// the episode runner, which records the receipt before anything the event
+// causes. Every provider event of the demo goes through here.
+func (d *demo) hook(ev continuity.HookEvent) (continuity.HookOutcome, error) {
+	ev.Provider, ev.ProviderEvent = demoAgent, providerEvents[ev.Kind]
+	if ev.Cwd == "" {
+		ev.Cwd = d.cwd
+	}
+	return d.ep.Handle(d.ctx, ev)
+}
+
+// stop delivers a Stop a minute after the last turn.
+func (d *demo) stop(session, transcript, msg string, continuation bool) (continuity.HookOutcome, error) {
 	d.clock.advance(time.Minute)
-	var hb continuity.HeartbeatResult
-	err := d.receive("Stop", session, func(ctx context.Context) error {
-		var err error
-		hb, err = d.svc.Heartbeat(ctx, d.tenant, continuity.HeartbeatParams{Agent: demoAgent, SessionID: session, Stop: true, LastMessageExcerpt: &msg})
-		if err != nil || nudge == nil {
-			return err
-		}
-		return nudge(ctx)
-	})
-	return hb, err
+	return d.hook(continuity.HookEvent{Kind: continuity.HookStop, SessionID: session, TranscriptPath: transcript,
+		LastMessage: &msg, StopHookActive: continuation})
+}
+
+// session reads the conversation's row, to show what an event did.
+func (d *demo) session(session string) (continuity.SessionView, error) {
+	return d.api.Session(d.ctx, demoAgent, session)
 }
 
 // Run runs the script.
-func (c *DemoCmd) Run(env *Env) error {
+func (c *DemoCmd) Run(ctx context.Context, env *Env) error {
 	home := c.Home
 	if home == "" {
 		var err error
@@ -112,15 +122,16 @@ func (c *DemoCmd) Run(env *Env) error {
 		}
 	}
 	clock := &demoClock{t: time.Now().UTC().Truncate(time.Second)}
-	denv := &Env{Home: home, DSN: filepath.Join(home, "baton.db"), Tenant: demoTenant, Dir: env.Dir, Stdout: env.Stdout, Stderr: env.Stderr}
-	ctx := context.Background()
-	svc, done, err := denv.Service(ctx, continuity.WithClock(clock.Now))
+	denv := &Env{Home: home, DSN: filepath.Join(home, "baton.db"), Tenant: demoTenant, Stdout: env.Stdout, Stderr: env.Stderr}
+	api, done, err := denv.Open(ctx, continuity.WithClock(clock.Now))
 	if err != nil {
 		return err
 	}
 	defer done()
-	d := &demo{ctx: ctx, w: env.Stdout, svc: svc, clock: clock, tenant: denv.Tenant}
-	d.say("baton demo — BATON_HOME=%s (embedded SQLite at baton.db, tenant %q)", home, d.tenant)
+	ep := continuity.NewEpisodes(api, demoAgent, home)
+	ep.Now, ep.Bottler.Clock = clock.Now, clock
+	d := &demo{ctx: ctx, w: env.Stdout, api: api, ep: ep, clock: clock, cwd: filepath.Join(home, "work", "baton")}
+	d.say("baton demo — BATON_HOME=%s (embedded SQLite at baton.db, tenant %q)", home, demoTenant)
 	if err := d.script(home); err != nil {
 		return fmt.Errorf("demo step %d: %w", d.step, err)
 	}
@@ -131,123 +142,117 @@ func (c *DemoCmd) Run(env *Env) error {
 }
 
 func (d *demo) script(home string) error {
-	ctx, tenant := d.ctx, d.tenant
-	const agent, project = demoAgent, "baton"
+	ctx, api := d.ctx, d.api
+	const agent = demoAgent
 	sid := "7f3c2a9e-4b1d-4e8a-9c2f-1a6b5d8e0f42" // the demo transcript's session id
+	other := filepath.Join(home, "work", "other")
+	tpath := filepath.Join(home, "transcripts", sid+".jsonl")
+	for _, dir := range []string{d.cwd, other, filepath.Dir(tpath)} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(tpath, demoTranscript, 0o600); err != nil {
+		return err
+	}
+	// The project facet is the hooks' rule, so the CLI's writes and the
+	// hooks' session meet.
+	project := workdir.Project(d.cwd)
 
 	d.title("Curated memory from an earlier session")
-	ship, err := d.svc.Remember(ctx, tenant, continuity.RememberParams{Kind: continuity.KindCommitment, Topic: "lease rules",
+	ship, err := api.Remember(ctx, continuity.RememberParams{Kind: continuity.KindCommitment, Topic: "lease rules",
 		Content: "Ship the lease rules with table tests at every boundary.", Project: project, Actor: continuity.ActorUserCLI})
 	if err != nil {
 		return err
 	}
-	if _, err := d.svc.Remember(ctx, tenant, continuity.RememberParams{Kind: continuity.KindPreference, Topic: "tests",
+	if _, err := api.Remember(ctx, continuity.RememberParams{Kind: continuity.KindPreference, Topic: "tests",
 		Content: "Tests are tables at the boundaries.", Project: project, Actor: continuity.ActorUserCLI}); err != nil {
 		return err
 	}
-	d.say("    remembered commitment %s (no session open: unattributed)", short(ship.Memory.ID))
+	d.say("    remembered commitment %s in project %q (no session open: unattributed)", short(ship.Memory.ID), project)
 
-	d.title("SessionStart startup: briefing, then open")
-	var open continuity.OpenResult
-	var brief continuity.Briefing
-	err = d.receive("SessionStart", sid, func(ctx context.Context) error {
-		var err error
-		brief, err = d.svc.Briefing(ctx, tenant, continuity.BriefingParams{Project: project})
-		if err != nil {
-			return err
-		}
-		open, err = d.svc.Open(ctx, tenant, continuity.OpenParams{Agent: agent, SessionID: sid, Source: continuity.SourceStartup,
-			Project: project, Selector: brief.Selector, BriefedMemories: brief.Briefed})
-		return err
-	})
+	d.title("SessionStart startup: one call briefs, opens, and injects the briefing and the sessionRunId")
+	start := continuity.HookEvent{Kind: continuity.HookStart, SessionID: sid, Source: continuity.SourceStartup, TranscriptPath: tpath}
+	out, err := d.hook(start)
 	if err != nil {
 		return err
 	}
-	run := open.SessionRunID
-	d.say("    sessionRunId %s, epoch %d, created %v, %d briefed rows", short(run), open.ActivationEpoch, open.Created, len(brief.Briefed))
-	d.say("%s", indent(brief.Text))
+	run := out.SessionRunID
+	v, err := d.session(sid)
+	if err != nil {
+		return err
+	}
+	d.say("    sessionRunId %s, epoch %d, %d briefed rows; injected:", short(run), v.ActivationEpoch, len(v.BriefedMemories))
+	d.say("%s", indent(out.Context))
 
 	d.title("A retried startup with the same values changes nothing; different values conflict")
-	var retry continuity.OpenResult
-	if err := d.receive("SessionStart", sid, func(ctx context.Context) error {
-		var err error
-		retry, err = d.svc.Open(ctx, tenant, continuity.OpenParams{Agent: agent, SessionID: sid, Source: continuity.SourceStartup,
-			Project: project, Selector: brief.Selector})
+	retry, err := d.hook(start)
+	if err != nil {
 		return err
-	}); err != nil || retry.ActivationEpoch != 1 {
-		return fmt.Errorf("retry: %v", err)
 	}
-	err = d.receive("SessionStart", sid, func(ctx context.Context) error {
-		_, err := d.svc.Open(ctx, tenant, continuity.OpenParams{Agent: agent, SessionID: sid, Source: continuity.SourceStartup, Project: "other"})
+	if v, err = d.session(sid); err != nil {
 		return err
-	})
-	d.say("    retry: epoch still 1; other project: %s, and the ledger records the failure", continuity.ErrorCode(err))
+	}
+	moved := start
+	moved.Cwd = other
+	_, err = d.hook(moved)
+	d.say("    retry: same run %v, epoch still %d; from project %q: %s, and the ledger records the failure",
+		retry.SessionRunID == run, v.ActivationEpoch, workdir.Project(other), continuity.ErrorCode(err))
 
-	d.title("The agent records a decision, passing its sessionRunId")
-	bs := d.svc.Bottles(tenant, agent)
-	if err := d.receive("UserPromptSubmit", sid, func(ctx context.Context) error {
-		return bs.RecordPrompt(ctx, sid, "Use bun for storage? <private>my token is abc</private>")
-	}); err != nil {
+	d.title("The agent records a decision, passing the sessionRunId it was given")
+	if _, err := d.hook(continuity.HookEvent{Kind: continuity.HookPrompt, SessionID: sid,
+		Prompt: "Use bun for storage? <private>my token is abc</private>"}); err != nil {
 		return err
 	}
-	dec, err := d.svc.Remember(ctx, tenant, continuity.RememberParams{Kind: continuity.KindDecision, Topic: "storage",
+	dec, err := api.Remember(ctx, continuity.RememberParams{Kind: continuity.KindDecision, Topic: "storage",
 		Content: "Use bun over SQLite and Postgres from one set of migrations.", Project: project, SessionRunID: run.String(), Actor: continuity.ActorUserAPI})
 	if err != nil {
 		return err
 	}
 	d.say("    decision %s attributed to %s", short(dec.Memory.ID), short(dec.SessionRunID))
-	note, err := d.svc.Remember(ctx, tenant, continuity.RememberParams{Kind: continuity.KindNote, Topic: "ci",
+	note, err := api.Remember(ctx, continuity.RememberParams{Kind: continuity.KindNote, Topic: "ci",
 		Content: "CI needs Postgres running.", Project: project, Actor: continuity.ActorUserAPI})
 	if err != nil {
 		return err
 	}
 	d.say("    a note without an id attaches to the one leased-open session of the project: %s", short(note.SessionRunID))
 
-	d.title("Three Stops: heartbeats with the last assistant message")
+	d.title("Three Stops: heartbeats with the last assistant message, the bottle rendered as the transcript grows")
 	for i := 1; i <= 3; i++ {
-		hb, err := d.stop(sid, fmt.Sprintf("Turn %d done.", i), nil)
-		if err != nil {
+		if _, err := d.stop(sid, tpath, fmt.Sprintf("Turn %d done.", i), false); err != nil {
 			return err
 		}
-		d.say("    Stop %d: last seen %s, epoch %d", i, hb.LastSeenAt.Format(time.TimeOnly), hb.ActivationEpoch)
+		if v, err = d.session(sid); err != nil {
+			return err
+		}
+		d.say("    Stop %d: last seen %s, epoch %d", i, v.LastSeenAt.Format(time.TimeOnly), v.ActivationEpoch)
 	}
 
-	d.title("The Stop nudge: a Stop arms it once, the model writes, the continuation's Stop completes")
-	triageParams := continuity.TriageParams{Agent: agent, SessionID: sid}
-	var b continuity.TriageBeginResult
-	var prompt string
-	if _, err := d.stop(sid, "Turn 4 done.", func(ctx context.Context) error {
-		var err error
-		if b, err = d.svc.TriageBegin(ctx, tenant, triageParams); err != nil || !b.Armed {
-			return err
-		}
-		prompt, err = d.svc.Debrief(ctx, tenant, continuity.DebriefParams{Agent: agent, SessionID: sid})
-		return err
-	}); err != nil {
+	d.title("The Stop nudge (BATON_STOP_NUDGE=1): a Stop blocks once, the model writes, the continuation's Stop completes")
+	d.ep.Nudge = true
+	nudge, err := d.stop(sid, tpath, "Turn 4 done.", false)
+	if err != nil {
 		return err
 	}
-	d.say("    Stop 4 begins: armed %v, attempt %s", b.Armed, short(b.AttemptID))
-	d.say("    debrief prompt (first lines):\n%s", indent(firstLines(prompt, 4)))
-	if _, err := d.svc.Resolve(ctx, tenant, ship.Memory.ID.String(), continuity.TransitionParams{SessionRunID: run.String(), Actor: continuity.ActorUserAPI}); err != nil {
+	if v, err = d.session(sid); err != nil {
+		return err
+	}
+	attempt := v.TriageAttemptID
+	d.say("    Stop 4 blocks the turn: %v; triage %s, attempt %s", nudge.Block, v.TriageStatus, short(attempt))
+	d.say("    the reason, the debrief prompt (first lines):\n%s", indent(firstLines(nudge.Reason, 4)))
+	if _, err := api.Resolve(ctx, ship.Memory.ID.String(), continuity.TransitionParams{SessionRunID: run.String(), Actor: continuity.ActorUserAPI}); err != nil {
 		return err
 	}
 	d.say("    the model resolved %s", short(ship.Memory.ID))
-	var again continuity.TriageBeginResult
-	var c continuity.TriageCompleteResult
-	if _, err := d.stop(sid, "Recorded.", func(ctx context.Context) error {
-		// The continuation's Stop recovers the attempt from begin's decline.
-		var err error
-		if again, err = d.svc.TriageBegin(ctx, tenant, triageParams); err != nil {
-			return err
-		}
-		c, err = d.svc.TriageComplete(ctx, tenant, continuity.TriageCompleteParams{Agent: agent, SessionID: sid, AttemptID: again.AttemptID.String()})
-		return err
-	}); err != nil {
+	cont, err := d.stop(sid, tpath, "Recorded.", true)
+	if err != nil {
 		return err
 	}
-	d.say("    Stop 5, the continuation: a second begin: armed %v, reason %s, same attempt %v", again.Armed, again.Reason, again.AttemptID == b.AttemptID)
-	d.say("    complete: %s (%d since begin, %d visible)", c.TriageStatus, c.SinceBeginCount, c.EventCount)
-	page, err := d.svc.RunEvents(ctx, tenant, run.String(), "", 0)
+	if v, err = d.session(sid); err != nil {
+		return err
+	}
+	d.say("    Stop 5, the continuation (stop_hook_active): blocks %v; triage %s, same attempt %v", cont.Block, v.TriageStatus, v.TriageAttemptID == attempt)
+	page, err := api.RunEvents(ctx, run.String(), "", 0)
 	if err != nil {
 		return err
 	}
@@ -257,113 +262,98 @@ func (d *demo) script(home string) error {
 	}
 	d.say("    this run's provenance events: %s", strings.Join(kinds, ", "))
 
-	d.title("PreCompact: seal the bottle; SessionStart compact: claim it once")
-	tpath := filepath.Join(home, "transcripts", sid+".jsonl")
-	if err := os.MkdirAll(filepath.Dir(tpath), 0o700); err != nil {
+	d.title("PreCompact: seal the bottle and write a checkpoint; SessionStart compact: inject the pointer once")
+	if _, err := d.hook(continuity.HookEvent{Kind: continuity.HookPreCompact, SessionID: sid, TranscriptPath: tpath, Trigger: "auto"}); err != nil {
 		return err
 	}
-	if err := os.WriteFile(tpath, demoTranscript, 0o600); err != nil {
-		return err
+	cps, err := api.Records(ctx, continuity.RecordQuery{Agent: agent, SessionID: sid, Kinds: []continuity.RecordKind{continuity.RecordCheckpoint}, Limit: 1})
+	if err != nil || len(cps) == 0 {
+		return fmt.Errorf("no checkpoint: %v", err)
 	}
-	bt := &bottle.Bottler{Home: home, History: bs, Marker: bs, Clock: d.clock}
-	var sealed bottle.SealResult
-	if err := d.receive("PreCompact", sid, func(ctx context.Context) error {
-		var err error
-		sealed, err = bt.Seal(ctx, sid, tpath, time.Second)
-		return err
-	}); err != nil {
-		return err
-	}
-	d.say("    sealed %v, mode %s, gap %d, at %s", sealed.Sealed, sealed.Mode, sealed.Gap, sealed.Path)
-	// compactStart is SessionStart with source compact: recover the run,
-	// then claim the armed bottle and inject its pointer.
-	compactStart := func() (cp continuity.HeartbeatResult, pointer string, claimed bool, err error) {
-		err = d.receive("SessionStart", sid, func(ctx context.Context) error {
-			var err error
-			if cp, err = d.svc.Compact(ctx, tenant, continuity.HeartbeatParams{Agent: agent, SessionID: sid}); err != nil {
-				return err
-			}
-			var m bottle.Marker
-			if m, claimed, err = bt.Continuation(ctx, bs, sid); claimed {
-				pointer = inject.Continuation(inject.ContinuationInput{RunID: cp.SessionRunID.String(), Agent: agent, Bottle: inject.FromMarker(m)})
-			}
-			return err
-		})
-		return cp, pointer, claimed, err
-	}
-	cp, pointer, claimed, err := compactStart()
+	d.say("    checkpoint %s, next action %q, bottle sealed at %s", short(cps[0].ID), cps[0].NextAction, cps[0].BottlePath)
+	compact := continuity.HookEvent{Kind: continuity.HookStart, SessionID: sid, Source: continuity.SourceCompact, TranscriptPath: tpath}
+	cp, err := d.hook(compact)
 	if err != nil {
 		return err
 	}
-	d.say("    compact: same run %v, epoch %d; pointer injected %v:\n%s", cp.SessionRunID == run, cp.ActivationEpoch, claimed, indent(firstLines(pointer, 6)))
-	if _, _, claimed, err = compactStart(); err != nil {
+	if v, err = d.session(sid); err != nil {
 		return err
 	}
-	d.say("    a doubled SessionStart claims again: %v", claimed)
-	if body, err := bt.Read(sid); err == nil {
+	d.say("    compact: same run %v, epoch %d, compactions %d; injected the pointer to the sealed bottle: %v",
+		cp.SessionRunID == run, v.ActivationEpoch, v.Compactions, strings.Contains(cp.Context, cps[0].BottlePath))
+	d.say("%s", indent(cp.Context))
+	again, err := d.hook(compact)
+	if err != nil {
+		return err
+	}
+	d.say("    a doubled SessionStart finds the marker claimed and points at a bottle rendered on demand: %v",
+		strings.Contains(again.Context, cps[0].BottlePath))
+	if body, err := d.ep.Bottler.Read(sid); err == nil {
 		d.say("    the bottle (first lines):\n%s", indent(firstLines(string(body), 12)))
 	}
 
 	d.title("SessionStart resume: epoch+1, briefing fields untouched")
-	var rs continuity.OpenResult
-	if err := d.receive("SessionStart", sid, func(ctx context.Context) error {
-		var err error
-		rs, err = d.svc.Open(ctx, tenant, continuity.OpenParams{Agent: agent, SessionID: sid, Source: continuity.SourceResume})
-		return err
-	}); err != nil {
+	rs, err := d.hook(continuity.HookEvent{Kind: continuity.HookStart, SessionID: sid, Source: continuity.SourceResume, TranscriptPath: tpath})
+	if err != nil {
 		return err
 	}
-	d.say("    epoch %d, reopened %v", rs.ActivationEpoch, rs.Reopened)
+	if v, err = d.session(sid); err != nil {
+		return err
+	}
+	d.say("    same run %v, epoch %d, %d briefed rows kept", rs.SessionRunID == run, v.ActivationEpoch, len(v.BriefedMemories))
 
-	d.title("SessionEnd: close, idempotent")
-	end := func() (cl continuity.CloseResult, err error) {
-		err = d.receive("SessionEnd", sid, func(ctx context.Context) error {
-			var err error
-			cl, err = d.svc.Close(ctx, tenant, continuity.CloseParams{Agent: agent, SessionID: sid})
-			return err
-		})
-		return cl, err
-	}
-	cl, err := end()
-	if err != nil {
+	d.title("SessionEnd: close and hand over, idempotent")
+	end := continuity.HookEvent{Kind: continuity.HookEnd, SessionID: sid, Reason: "exit"}
+	if _, err := d.hook(end); err != nil {
 		return err
 	}
-	cl2, err := end()
-	if err != nil {
+	if v, err = d.session(sid); err != nil {
 		return err
 	}
-	d.say("    closed at %s; again: alreadyClosed %v, same time %v", cl.ClosedAt.Format(time.TimeOnly), cl2.AlreadyClosed, cl2.ClosedAt.Equal(cl.ClosedAt))
-	late, err := d.svc.Remember(ctx, tenant, continuity.RememberParams{Kind: continuity.KindNote, Topic: "late", Content: "Written after SessionEnd.",
+	closedAt := *v.ClosedAt
+	if _, err := d.hook(end); err != nil {
+		return err
+	}
+	if v, err = d.session(sid); err != nil {
+		return err
+	}
+	d.say("    %s at %s; again: same time %v", v.State, closedAt.Format(time.TimeOnly), v.ClosedAt.Equal(closedAt))
+	late, err := api.Remember(ctx, continuity.RememberParams{Kind: continuity.KindNote, Topic: "late", Content: "Written after SessionEnd.",
 		Project: project, SessionRunID: run.String(), Actor: continuity.ActorUserAPI})
 	if err != nil {
 		return err
 	}
 	d.say("    a write carrying the explicitly closed run succeeds unattributed: %v", late.SessionRunID == uuid.Nil)
 
-	d.title("A second session lapses overnight and is resurrected by its next Stop")
+	d.title("A second session starts with the handover, lapses overnight and is resurrected by its next Stop")
 	sid2 := "demo-session-2"
-	if err := d.receive("SessionStart", sid2, func(ctx context.Context) error {
-		_, err := d.svc.Open(ctx, tenant, continuity.OpenParams{Agent: agent, SessionID: sid2, Source: continuity.SourceStartup, Project: project})
-		return err
-	}); err != nil {
+	next, err := d.hook(continuity.HookEvent{Kind: continuity.HookStart, SessionID: sid2, Source: continuity.SourceStartup})
+	if err != nil {
 		return err
 	}
+	d.say("    injected:\n%s", indent(next.Context))
 	d.clock.advance(25 * time.Hour)
-	v, err := d.svc.Session(ctx, tenant, agent, sid2)
-	if err != nil {
+	if v, err = d.session(sid2); err != nil {
 		return err
 	}
 	d.say("    25 hours later, read: %s (no sweep ran)", v.State)
-	hb, err := d.stop(sid2, "Back.", nil)
+	if _, err := d.stop(sid2, "", "Back.", false); err != nil {
+		return err
+	}
+	if v, err = d.session(sid2); err != nil {
+		return err
+	}
+	d.say("    Stop: %s again, epoch %d", v.State, v.ActivationEpoch)
+	_, err = d.stop("never-opened", "", "Hello?", false)
+	d.say("    a Stop for a conversation never opened: %s, and the ledger records the failure", continuity.ErrorCode(err))
+	brief, err := d.ep.Briefing(ctx, d.cwd, "")
 	if err != nil {
 		return err
 	}
-	d.say("    Stop: resurrected %v, epoch %d", hb.Resurrected, hb.ActivationEpoch)
-	_, err = d.stop("never-opened", "Hello?", nil)
-	d.say("    a Stop for a conversation never opened: %s, and the ledger records the failure", continuity.ErrorCode(err))
+	d.say("    `baton briefing` now shows the handover's age:\n%s", indent(lastLines(brief, 6)))
 
 	d.title("The ledger")
-	es, err := d.svc.Ledger(ctx, tenant, uuid.Nil, 1000)
+	es, err := api.Ledger(ctx, uuid.Nil, 1000)
 	if err != nil {
 		return err
 	}
@@ -392,9 +382,17 @@ func firstLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{"…"}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
 func fields(f map[string]string) string {
 	var parts []string
-	for _, k := range []string{"provider_event", "source", "epoch", "status", "reason", "by", "mode"} {
+	for _, k := range []string{"provider_event", "source", "epoch", "status", "reason", "by", "mode", "task"} {
 		if v, ok := f[k]; ok {
 			parts = append(parts, k+"="+v)
 		}

@@ -25,8 +25,13 @@ type Env struct {
 	Tenant string
 	// Dir is the working directory, for the project facet.
 	Dir    string
+	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	// HookRole is $BATON_HOOK_ROLE: "subagent" makes every hook a no-op.
+	HookRole string
+	// StopNudge is $BATON_STOP_NUDGE=1: the Stop hook's triage nudge.
+	StopNudge bool
 
 	// noHome says why Home is empty: the platform has no home directory.
 	noHome error
@@ -38,7 +43,8 @@ type Env struct {
 // rather than falling back to the working directory.
 func EnvFromOS() *Env {
 	env := &Env{Home: os.Getenv("BATON_HOME"), DSN: os.Getenv("BATON_DSN"), Tenant: os.Getenv("BATON_TENANT"),
-		Stdout: os.Stdout, Stderr: os.Stderr}
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		HookRole: os.Getenv("BATON_HOOK_ROLE"), StopNudge: os.Getenv("BATON_STOP_NUDGE") == "1"}
 	if env.Home == "" {
 		if h, err := os.UserHomeDir(); err != nil {
 			env.noHome = err
@@ -65,9 +71,12 @@ func (e *Env) home() (string, error) {
 	return "", fmt.Errorf("no home directory (%v): set BATON_HOME to the directory baton keeps its store and bottles in", why)
 }
 
-// Service opens the store named by the DSN (baton.db in Home by default) and
-// returns the service over it.
-func (e *Env) Service(ctx context.Context, opts ...continuity.Option) (*continuity.Service, func(), error) {
+// Open opens the store named by the DSN (baton.db in Home by default) and
+// returns the API of the tenant over it, and the function that closes the
+// store. It is the one place baton opens a store: commands take the API it
+// returns through the bindings (see newParser), the demo calls it for its
+// own temporary home.
+func (e *Env) Open(ctx context.Context, opts ...continuity.Option) (continuity.API, func(), error) {
 	dsn := e.DSN
 	if dsn == "" {
 		home, err := e.home()
@@ -80,7 +89,40 @@ func (e *Env) Service(ctx context.Context, opts ...continuity.Option) (*continui
 	if err != nil {
 		return nil, nil, err
 	}
-	return continuity.New(st, opts...), func() { st.Close() }, nil
+	return continuity.New(st, opts...).For(e.Tenant), func() { st.Close() }, nil
+}
+
+// lazyStore opens env's store when a command first takes the API, so the
+// commands that take none (version, bottle, --help) never open one, and
+// closes it after the command ran.
+type lazyStore struct {
+	env   *Env
+	close func()
+}
+
+// API opens the store; bound as a singleton provider, it runs at most once.
+func (s *lazyStore) API(ctx context.Context) (continuity.API, error) {
+	api, done, err := s.env.Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.close = done
+	return api, nil
+}
+
+// Close closes the store if API opened it.
+func (s *lazyStore) Close() {
+	if s.close != nil {
+		s.close()
+	}
+}
+
+// episodes is the episode runner over api, for the commands that render
+// what a hook would (the briefing with its handover). Its bottles are the
+// default agent's under Home. It is made from the bound API rather than
+// bound itself, so that a failure to open the store reads as it is.
+func episodes(api continuity.API, env *Env) *continuity.Episodes {
+	return continuity.NewEpisodes(api, defaultAgent, env.Home)
 }
 
 // ProjectOr returns the explicit project when one was given, else Project.

@@ -1,10 +1,14 @@
 // Command baton is the reference binary over the baton SDK: a scripted demo,
 // curated-memory commands, the briefing and the bottle commands. Each command
-// is a kong struct with a Run method; dependencies are bound, so every
-// command runs in-process in tests.
+// is a kong struct with a Run method that takes what it needs from the
+// bindings: the environment, a context, the tenant-bound continuity.API
+// (the store is opened in one place, Env.Open, and only when a command takes
+// the API). Every command runs in-process in tests, over the real store or
+// over another API bound in its place.
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -27,7 +31,8 @@ const description = `Carry a coding agent's work across sessions and harnesses.
 
 Exit status: 0 on success; 1 when a command fails; 2 on a usage error (an
 unknown command or flag, a missing or malformed argument), with the error and
-the usage on stderr.`
+the usage on stderr. baton hook always exits 0: a hook never blocks the
+person's work.`
 
 // CLI is the baton command line.
 type CLI struct {
@@ -38,8 +43,14 @@ type CLI struct {
 	Archive   ArchiveCmd   `cmd:"" help:"Archive a memory."`
 	Briefing  BriefingCmd  `cmd:"" help:"Print the briefing for a project."`
 	Bottle    BottleCmd    `cmd:"" help:"Render and show bottles."`
+	Hook      HookCmd      `cmd:"" help:"Run one hook event of a coding-agent harness (stdin in, envelope out; always exits 0)."`
+	Install   InstallCmd   `cmd:"" help:"Register baton's hooks in a harness's configuration."`
+	Uninstall UninstallCmd `cmd:"" help:"Remove baton's hooks from a harness's configuration."`
 	Version   VersionCmd   `cmd:"" help:"Print baton's version."`
 }
+
+// defaultAgent is the agent the commands' bottles and runner default to.
+const defaultAgent = "claude-code"
 
 // VersionCmd prints the version.
 type VersionCmd struct{}
@@ -50,11 +61,17 @@ func (VersionCmd) Run(env *Env) error {
 	return err
 }
 
-// newParser builds the command line over cli with env bound. Kong calls exit
-// after printing --help.
-func newParser(cli *CLI, env *Env, exit func(int)) (*kong.Kong, error) {
-	return kong.New(cli, kong.Name("baton"), kong.Description(description),
-		kong.Writers(env.Stdout, env.Stderr), kong.Exit(exit), kong.Bind(env))
+// newParser builds the command line over cli. Commands take what is bound:
+// env, a context, and the API over the store that s opens on first use.
+// opts come last, so they may bind another API in the store's place.
+func newParser(cli *CLI, env *Env, s *lazyStore, exit func(int), opts ...kong.Option) (*kong.Kong, error) {
+	return kong.New(cli, append([]kong.Option{
+		kong.Name("baton"), kong.Description(description),
+		kong.Writers(env.Stdout, env.Stderr), kong.Exit(exit),
+		kong.Vars{"defaultAgent": defaultAgent},
+		kong.Bind(env), kong.BindTo(context.Background(), (*context.Context)(nil)),
+		kong.BindSingletonProvider(s.API),
+	}, opts...)...)
 }
 
 // exitRequest carries the status kong asks to exit with (after --help) back
@@ -64,7 +81,8 @@ type exitRequest int
 // execute runs the command line args against env and returns the exit
 // status. Parse errors print the error and the usage to stderr, never to
 // stdout, so `baton bottle render ... > bottle.md` holds a bottle or nothing.
-func execute(args []string, env *Env) (status int) {
+// opts are added to the parser's (see newParser).
+func execute(args []string, env *Env, opts ...kong.Option) (status int) {
 	defer func() {
 		if r := recover(); r != nil {
 			req, ok := r.(exitRequest)
@@ -75,12 +93,20 @@ func execute(args []string, env *Env) (status int) {
 		}
 	}()
 	var cli CLI
-	parser, err := newParser(&cli, env, func(code int) { panic(exitRequest(code)) })
+	store := &lazyStore{env: env}
+	defer store.Close()
+	parser, err := newParser(&cli, env, store, func(code int) { panic(exitRequest(code)) }, opts...)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "baton:", err)
 		return exitFailure
 	}
 	ctx, err := parser.Parse(args)
+	if err != nil && isHook(args) {
+		// A hook never blocks the person's work, not even when its command
+		// line is wrong: one line, exit 0.
+		fmt.Fprintln(env.Stderr, "baton hook:", err)
+		return exitOK
+	}
 	if err != nil {
 		var perr *kong.ParseError
 		if errors.As(err, &perr) && perr.Context != nil {
@@ -96,6 +122,11 @@ func execute(args []string, env *Env) (status int) {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// isHook reports whether args run `baton hook`.
+func isHook(args []string) bool {
+	return len(args) > 0 && args[0] == "hook"
 }
 
 func main() {

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/alecthomas/kong"
 	"github.com/batonhq/baton/continuity"
 	"github.com/google/uuid"
 )
@@ -43,8 +46,15 @@ func userHomeVar() string {
 // status.
 func baton(t *testing.T, dir string, env []string, args ...string) (stdout, stderr string, status int) {
 	t.Helper()
+	return batonIn(t, dir, env, "", args...)
+}
+
+// batonIn is baton with stdin.
+func batonIn(t *testing.T, dir string, env []string, stdin string, args ...string) (stdout, stderr string, status int) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if strings.EqualFold(k, "HOME") || strings.EqualFold(k, "USERPROFILE") || strings.HasPrefix(strings.ToUpper(k), "BATON_") {
@@ -66,22 +76,15 @@ func baton(t *testing.T, dir string, env []string, args ...string) (stdout, stde
 	return out.String(), errOut.String(), status
 }
 
-// run parses args against a fresh CLI and runs the command in-process.
-func run(t *testing.T, env *Env, args ...string) (string, error) {
+// run runs the command line in-process as main does, with env's streams
+// captured, and returns its stdout, stderr and exit status. opts are bound
+// after the defaults (see newParser).
+func run(t *testing.T, env *Env, args []string, opts ...kong.Option) (stdout, stderr string, status int) {
 	t.Helper()
-	var out bytes.Buffer
-	env.Stdout, env.Stderr = &out, &out
-	var cli CLI
-	p, err := newParser(&cli, env, func(int) { t.Fatal("kong exited") })
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, err := p.Parse(args)
-	if err != nil {
-		return "", err
-	}
-	err = ctx.Run()
-	return out.String(), err
+	var out, errOut bytes.Buffer
+	env.Stdout, env.Stderr = &out, &errOut
+	status = execute(args, env, opts...)
+	return out.String(), errOut.String(), status
 }
 
 func testEnv(t *testing.T) *Env {
@@ -90,25 +93,36 @@ func testEnv(t *testing.T) *Env {
 }
 
 func TestDemo(t *testing.T) {
-	out, err := run(t, testEnv(t), "demo")
-	if err != nil {
-		t.Fatalf("demo: %v\n%s", err, out)
+	out, stderr, status := run(t, testEnv(t), []string{"demo"})
+	if status != exitOK {
+		t.Fatalf("demo: status %d: %s\n%s", status, stderr, out)
 	}
 	for _, want := range []string{
-		"epoch 1, created true",
-		"other project: conflict",
-		"a second begin: armed false, reason pending, same attempt true",
-		"complete: completed (1 since begin, 3 visible)",
-		"sealed true, mode full",
-		"pointer injected true",
-		"a doubled SessionStart claims again: false",
-		"epoch 2, reopened false",
-		"alreadyClosed true, same time true",
+		"epoch 1, 2 briefed rows; injected:",
+		"## Open commitments",
+		"session's sessionRunId is ",
+		`retry: same run true, epoch still 1; from project "other": conflict`,
+		"Stop 4 blocks the turn: true; triage pending",
+		"the reason, the debrief prompt",
+		"blocks false; triage completed, same attempt true",
+		"this run's provenance events: create, create, resolve",
+		"injected the pointer to the sealed bottle: true",
+		"Endless Mode — session continuation",
+		"points at a bottle rendered on demand: true",
+		"mode: full",
+		"same run true, epoch 2, 2 briefed rows kept",
+		"explicitly_closed at",
+		"again: same time true",
 		"succeeds unattributed: true",
+		"## Last handover (fresh",
 		"read: implicitly_closed (no sweep ran)",
-		"resurrected true, epoch 2",
+		"Stop: live again, epoch 2",
+		"never opened: not_found",
+		"## Last handover (aging: recorded 25h ago",
 		"provider.event.failed",
 		"session.resurrected",
+		"record.checkpoint",
+		"record.handover",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q", want)
@@ -124,29 +138,32 @@ func TestDemo(t *testing.T) {
 // that causes it, because a hook records the receipt before any other work.
 func TestDemoReceipts(t *testing.T) {
 	causes := map[string]string{
-		continuity.EventSessionStarted:   "SessionStart",
-		continuity.EventSessionReopened:  "SessionStart",
-		continuity.EventSessionResumed:   "SessionStart",
-		continuity.EventBottleClaimed:    "SessionStart",
-		continuity.EventSessionResurrect: "Stop",
-		continuity.EventTriageArmed:      "Stop",
-		continuity.EventTriageFinished:   "Stop",
-		continuity.EventBottleArmed:      "PreCompact",
-		continuity.EventSessionClosed:    "SessionEnd",
+		continuity.EventSessionStarted:                  "SessionStart",
+		continuity.EventSessionReopened:                 "SessionStart",
+		continuity.EventSessionResumed:                  "SessionStart",
+		continuity.EventBottleClaimed:                   "SessionStart",
+		continuity.EventSessionResurrect:                "Stop",
+		continuity.EventTriageArmed:                     "Stop",
+		continuity.EventTriageFinished:                  "Stop",
+		continuity.EventBottleArmed:                     "PreCompact",
+		"record." + string(continuity.RecordCheckpoint): "PreCompact",
+		continuity.EventSessionClosed:                   "SessionEnd",
+		"record." + string(continuity.RecordHandover):   "SessionEnd",
 	}
 	env := testEnv(t)
 	var out bytes.Buffer
 	env.Stdout, env.Stderr = &out, &out
-	if err := (&DemoCmd{Home: env.Home}).Run(env); err != nil {
+	ctx := context.Background()
+	if err := (&DemoCmd{Home: env.Home}).Run(ctx, env); err != nil {
 		t.Fatalf("demo: %v\n%s", err, out.String())
 	}
-	ctx := context.Background()
-	svc, done, err := env.Service(ctx)
+	env.Tenant = demoTenant
+	api, done, err := env.Open(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer done()
-	ledger, err := svc.Ledger(ctx, demoTenant, uuid.Nil, 1000)
+	ledger, err := api.Ledger(ctx, uuid.Nil, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,55 +191,157 @@ func TestDemoReceipts(t *testing.T) {
 	}
 }
 
-func TestMemoryCommands(t *testing.T) {
+// TestCommands runs each command in-process over a real store in a
+// temporary BATON_HOME, in order, and checks its output and exit status.
+// "{id}" stands for the id the first remember printed.
+func TestCommands(t *testing.T) {
 	env := testEnv(t)
-	id, err := run(t, env, "remember", "--kind", "commitment", "--topic", "ship", "--project", "p", "ship", "it")
-	if err != nil {
+	// The working directory's base name is the project facet.
+	env.Dir = filepath.Join(env.Dir, "p")
+	if err := os.Mkdir(env.Dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	id = strings.TrimSpace(id)
-	if len(id) != 36 {
-		t.Fatalf("remember printed %q, want an id", id)
-	}
-	out, err := run(t, env, "briefing", "--project", "p")
-	if err != nil || !strings.Contains(out, "ship it") {
-		t.Fatalf("briefing: %v\n%s", err, out)
+	out, stderr, status := run(t, env, []string{"remember", "--kind", "commitment", "--topic", "ship", "ship", "it"})
+	id := strings.TrimSpace(out)
+	if status != exitOK || uuid.Validate(id) != nil {
+		t.Fatalf("remember: status %d, printed %q, want an id: %s", status, out, stderr)
 	}
 	cases := []struct {
-		args []string
-		want string
-		code string
+		args   []string
+		status int
+		stdout string // a substring, after {id} is replaced
+		stderr string // a substring; "" means stderr must be empty
 	}{
-		{[]string{"resolve", id}, id + " resolved", ""},
-		{[]string{"resolve", id}, "", "conflict"},
-		{[]string{"unresolve", id}, id + " open", ""},
-		{[]string{"archive", id}, id + " archived", ""},
-		{[]string{"resolve", "nope"}, "", "invalid"},
-		{[]string{"remember", "--topic", "t", "--kind", "idea", "x"}, "", "idea"},
-		{[]string{"remember", "--topic", "t", "--session-run", "bad", "x"}, "", "sessionRunId"},
+		{[]string{"briefing"}, exitOK, "- ship [commitment] ship it", ""},
+		{[]string{"briefing", "--project", "p"}, exitOK, "# baton briefing — project p", ""},
+		{[]string{"briefing", "--project", "elsewhere"}, exitOK, "# baton briefing — project elsewhere", ""},
+		{[]string{"resolve", "{id}"}, exitOK, "{id} resolved\n", ""},
+		{[]string{"resolve", "{id}"}, exitFailure, "", "conflict"},
+		{[]string{"unresolve", "{id}"}, exitOK, "{id} open\n", ""},
+		{[]string{"archive", "{id}", "--session-run", ""}, exitOK, "{id} archived\n", ""},
+		{[]string{"briefing", "--json"}, exitOK, `"items": []`, ""},
+		{[]string{"resolve", "nope"}, exitFailure, "", "invalid"},
+		{[]string{"remember", "--topic", "t", "--session-run", "bad", "x"}, exitFailure, "", "sessionRunId"},
+		{[]string{"remember", "--topic", "t", "--kind", "idea", "x"}, exitUsage, "", `but got "idea"`},
+		{[]string{"bottle", "show", "never-bottled"}, exitFailure, "", "no bottle for session never-bottled"},
+		{[]string{"bottle", "show", "--agent", "Not An Agent", "s1"}, exitFailure, "", "not a valid agent name"},
+		{[]string{"version"}, exitOK, "baton " + Version + "\n", ""},
 	}
 	for _, tc := range cases {
-		out, err := run(t, env, tc.args...)
-		if tc.code != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.code) {
-				t.Fatalf("%v: err %v, want %s", tc.args, err, tc.code)
-			}
-			continue
+		args := make([]string, len(tc.args))
+		for i, a := range tc.args {
+			args[i] = strings.ReplaceAll(a, "{id}", id)
 		}
-		if err != nil || strings.TrimSpace(out) != tc.want {
-			t.Fatalf("%v: %q %v, want %q", tc.args, out, err, tc.want)
+		stdout, stderr, status := run(t, env, args)
+		want := strings.ReplaceAll(tc.stdout, "{id}", id)
+		if status != tc.status {
+			t.Errorf("%v: status %d, want %d\nstderr: %s", tc.args, status, tc.status, stderr)
 		}
-	}
-	out, err = run(t, env, "briefing", "--project", "p", "--json")
-	if err != nil || !strings.Contains(out, `"items": []`) {
-		t.Fatalf("briefing --json after archive: %v\n%s", err, out)
+		if want == "" && stdout != "" || !strings.Contains(stdout, want) {
+			t.Errorf("%v: stdout %q, want %q", tc.args, stdout, want)
+		}
+		if tc.stderr == "" && stderr != "" || !strings.Contains(stderr, tc.stderr) {
+			t.Errorf("%v: stderr %q, want %q", tc.args, stderr, tc.stderr)
+		}
 	}
 }
 
-func TestVersion(t *testing.T) {
-	out, err := run(t, testEnv(t), "version")
-	if err != nil || !strings.HasPrefix(out, "baton ") {
-		t.Fatalf("version: %q %v", out, err)
+// TestBriefingShowsHandover: `baton briefing` shows what a startup in the
+// working directory would, the project's newest handover included.
+func TestBriefingShowsHandover(t *testing.T) {
+	env := testEnv(t)
+	ctx := context.Background()
+	api, done, err := env.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := continuity.NewEpisodes(api, defaultAgent, env.Home)
+	for _, ev := range []continuity.HookEvent{
+		{Kind: continuity.HookStart, Source: continuity.SourceStartup},
+		{Kind: continuity.HookPrompt, Prompt: "Wire the briefing through the API."},
+		{Kind: continuity.HookEnd, Reason: "exit"},
+	} {
+		ev.Provider, ev.ProviderEvent, ev.SessionID, ev.Cwd = defaultAgent, string(ev.Kind), "s1", env.Dir
+		if _, err := ep.Handle(ctx, ev); err != nil {
+			t.Fatalf("%s: %v", ev.Kind, err)
+		}
+	}
+	done()
+	out, stderr, status := run(t, env, []string{"briefing"})
+	if status != exitOK || !strings.Contains(out, "## Last handover (fresh") || !strings.Contains(out, "- Objective: Wire the briefing through the API.") {
+		t.Fatalf("briefing: status %d: %s\n%s", status, stderr, out)
+	}
+}
+
+// recordingAPI stands in for the store: it records the calls the commands
+// make and answers them; any other call panics (the embedded API is nil).
+type recordingAPI struct {
+	continuity.API
+	calls []string
+}
+
+var recordedID = uuid.MustParse("01900000-0000-7000-8000-000000000001")
+
+func (r *recordingAPI) Remember(_ context.Context, p continuity.RememberParams) (continuity.WriteResult, error) {
+	r.calls = append(r.calls, fmt.Sprintf("Remember %s/%s/%s/%s/%s/%s/%s", p.Kind, p.Topic, p.Content, p.Project, p.Scope, p.SessionRunID, p.Actor))
+	return continuity.WriteResult{Memory: continuity.Memory{ID: recordedID, Status: continuity.StatusOpen}}, nil
+}
+
+func (r *recordingAPI) transition(verb, id string, p continuity.TransitionParams, to continuity.MemoryStatus) (continuity.WriteResult, error) {
+	r.calls = append(r.calls, fmt.Sprintf("%s %s/%s/%s", verb, id, p.SessionRunID, p.Actor))
+	return continuity.WriteResult{Memory: continuity.Memory{ID: recordedID, Status: to}}, nil
+}
+
+func (r *recordingAPI) Resolve(_ context.Context, id string, p continuity.TransitionParams) (continuity.WriteResult, error) {
+	return r.transition("Resolve", id, p, continuity.StatusResolved)
+}
+
+func (r *recordingAPI) Unresolve(_ context.Context, id string, p continuity.TransitionParams) (continuity.WriteResult, error) {
+	return r.transition("Unresolve", id, p, continuity.StatusOpen)
+}
+
+func (r *recordingAPI) Archive(_ context.Context, id string, p continuity.TransitionParams) (continuity.WriteResult, error) {
+	return r.transition("Archive", id, p, continuity.StatusArchived)
+}
+
+func (r *recordingAPI) Briefing(_ context.Context, p continuity.BriefingParams) (continuity.Briefing, error) {
+	r.calls = append(r.calls, "Briefing "+p.Project)
+	return continuity.Briefing{Text: "recorded briefing\n"}, nil
+}
+
+func (r *recordingAPI) Records(_ context.Context, q continuity.RecordQuery) ([]continuity.Record, error) {
+	r.calls = append(r.calls, "Records "+q.Project)
+	return nil, nil
+}
+
+// TestCommandsTakeTheBoundAPI binds a recording API in the store's place:
+// the commands succeed with no home and no DSN, so they opened no store,
+// and each made exactly the API calls listed, tenant-free.
+func TestCommandsTakeTheBoundAPI(t *testing.T) {
+	run1 := "01900000-0000-7000-8000-0000000000aa"
+	cases := []struct {
+		args   []string
+		stdout string
+		calls  []string
+	}{
+		{[]string{"remember", "--kind", "decision", "--topic", "t", "--project", "p", "--scope", "s", "--session-run", run1, "a", "b"},
+			recordedID.String() + "\n", []string{"Remember decision/t/a b/p/s/" + run1 + "/user_cli"}},
+		{[]string{"resolve", "m1", "--session-run", run1}, recordedID.String() + " resolved\n", []string{"Resolve m1/" + run1 + "/user_cli"}},
+		{[]string{"unresolve", "m1"}, recordedID.String() + " open\n", []string{"Unresolve m1//user_cli"}},
+		{[]string{"archive", "m1"}, recordedID.String() + " archived\n", []string{"Archive m1//user_cli"}},
+		{[]string{"briefing", "--project", "p"}, "recorded briefing\n", []string{"Briefing p", "Records p"}},
+		{[]string{"briefing", "--project", "p", "--json"}, "\"text\": \"recorded briefing\\n\"", []string{"Briefing p"}},
+	}
+	for _, tc := range cases {
+		api := &recordingAPI{}
+		env := &Env{Tenant: "local", noHome: errors.New("none in this test")}
+		stdout, stderr, status := run(t, env, tc.args, kong.BindTo(api, (*continuity.API)(nil)))
+		if status != exitOK || !strings.Contains(stdout, tc.stdout) {
+			t.Errorf("%v: status %d, stdout %q, want %q\nstderr: %s", tc.args, status, stdout, tc.stdout, stderr)
+		}
+		if !slices.Equal(api.calls, tc.calls) {
+			t.Errorf("%v: calls %q, want %q", tc.args, api.calls, tc.calls)
+		}
 	}
 }
 

@@ -20,17 +20,10 @@ type RememberCmd struct {
 }
 
 // Run writes the atom and prints its id.
-func (c *RememberCmd) Run(env *Env) error {
-	ctx := context.Background()
-	svc, done, err := env.Service(ctx)
-	if err != nil {
-		return err
-	}
-	defer done()
-	project := env.ProjectOr(c.Project)
-	r, err := svc.Remember(ctx, env.Tenant, continuity.RememberParams{
+func (c *RememberCmd) Run(ctx context.Context, env *Env, api continuity.API) error {
+	r, err := api.Remember(ctx, continuity.RememberParams{
 		Kind: continuity.MemoryKind(c.Kind), Topic: c.Topic, Content: strings.Join(c.Content, " "),
-		Project: project, Scope: c.Scope, SessionRunID: c.SessionRun, Actor: continuity.ActorUserCLI,
+		Project: env.ProjectOr(c.Project), Scope: c.Scope, SessionRunID: c.SessionRun, Actor: continuity.ActorUserCLI,
 	})
 	if err != nil {
 		return err
@@ -45,18 +38,12 @@ type TransitionCmd struct {
 	SessionRun string `name:"session-run" help:"The sessionRunId of the run making the write."`
 }
 
-// transition is one of the service's memory transitions, as a method
-// expression such as (*continuity.Service).Resolve.
-type transition func(s *continuity.Service, ctx context.Context, tenant, id string, p continuity.TransitionParams) (continuity.WriteResult, error)
+// transition is one of the API's memory transitions, as a method
+// expression such as continuity.API.Resolve.
+type transition func(api continuity.API, ctx context.Context, id string, p continuity.TransitionParams) (continuity.WriteResult, error)
 
-func (c *TransitionCmd) run(env *Env, verb transition) error {
-	ctx := context.Background()
-	svc, done, err := env.Service(ctx)
-	if err != nil {
-		return err
-	}
-	defer done()
-	r, err := verb(svc, ctx, env.Tenant, c.ID, continuity.TransitionParams{SessionRunID: c.SessionRun, Actor: continuity.ActorUserCLI})
+func (c *TransitionCmd) run(ctx context.Context, env *Env, api continuity.API, verb transition) error {
+	r, err := verb(api, ctx, c.ID, continuity.TransitionParams{SessionRunID: c.SessionRun, Actor: continuity.ActorUserCLI})
 	if err != nil {
 		return err
 	}
@@ -68,45 +55,50 @@ func (c *TransitionCmd) run(env *Env, verb transition) error {
 type ResolveCmd struct{ TransitionCmd }
 
 // Run resolves the memory and prints its id and status.
-func (c *ResolveCmd) Run(env *Env) error { return c.run(env, (*continuity.Service).Resolve) }
+func (c *ResolveCmd) Run(ctx context.Context, env *Env, api continuity.API) error {
+	return c.run(ctx, env, api, continuity.API.Resolve)
+}
 
 // UnresolveCmd reopens a resolved memory.
 type UnresolveCmd struct{ TransitionCmd }
 
 // Run reopens the memory and prints its id and status.
-func (c *UnresolveCmd) Run(env *Env) error { return c.run(env, (*continuity.Service).Unresolve) }
+func (c *UnresolveCmd) Run(ctx context.Context, env *Env, api continuity.API) error {
+	return c.run(ctx, env, api, continuity.API.Unresolve)
+}
 
 // ArchiveCmd archives a memory.
 type ArchiveCmd struct{ TransitionCmd }
 
 // Run archives the memory and prints its id and status.
-func (c *ArchiveCmd) Run(env *Env) error { return c.run(env, (*continuity.Service).Archive) }
+func (c *ArchiveCmd) Run(ctx context.Context, env *Env, api continuity.API) error {
+	return c.run(ctx, env, api, continuity.API.Archive)
+}
 
 // BriefingCmd prints the briefing.
 type BriefingCmd struct {
 	Project string `help:"Project facet (default: the git top-level's name)."`
-	Scope   string `help:"Scope facet."`
-	JSON    bool   `name:"json" help:"Print JSON."`
+	JSON    bool   `name:"json" help:"Print the briefing's JSON (without the handover)."`
 }
 
-// Run prints the briefing as text or JSON.
-func (c *BriefingCmd) Run(env *Env) error {
-	ctx := context.Background()
-	svc, done, err := env.Service(ctx)
-	if err != nil {
-		return err
-	}
-	defer done()
-	project := env.ProjectOr(c.Project)
-	b, err := svc.Briefing(ctx, env.Tenant, continuity.BriefingParams{Project: project, Scope: c.Scope})
-	if err != nil {
-		return err
-	}
+// Run prints what a startup would show for the working directory: the
+// briefing and the project's newest handover with its freshness and its
+// divergence from the working directory's HEAD; or, with --json, the
+// briefing as the API returns it.
+func (c *BriefingCmd) Run(ctx context.Context, env *Env, api continuity.API) error {
 	if c.JSON {
+		b, err := api.Briefing(ctx, continuity.BriefingParams{Project: env.ProjectOr(c.Project)})
+		if err != nil {
+			return err
+		}
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(b)
 	}
-	_, err = fmt.Fprint(env.Stdout, b.Text)
+	text, err := episodes(api, env).Briefing(ctx, env.Dir, c.Project)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(env.Stdout, text)
 	return err
 }
