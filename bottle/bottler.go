@@ -256,6 +256,7 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 		switch {
 		case err == nil:
 			page.Transcript = &st.Transcript
+			page.TranscriptPath = transcriptPath
 			page.win = st.window()
 		case errors.Is(err, os.ErrNotExist):
 		default:

@@ -212,6 +212,7 @@ type indexHead struct {
 	started     time.Time
 	compactions int
 	mode        string
+	transcript  string
 	request     request
 }
 
@@ -230,6 +231,10 @@ func renderIndex(h indexHead, pages []pageMeta, lim ReadLimits) []byte {
 	lines = wrapLine(lines, fmt.Sprintf("project: %s · started: %s · legs: %d",
 		project, stamp(h.started), h.compactions+1), w)
 	lines = wrapLine(lines, "mode: "+h.mode, w)
+	if h.transcript != "" {
+		// An observation's id ([#…]) is its tool call's id in this file.
+		lines = wrapLine(lines, "transcript: "+oneLine(h.transcript, maxPathChars)+" (observation ids [#…] are its tool call ids)", w)
+	}
 	lines = append(lines, "")
 	n := len(pages)
 	files := fmt.Sprintf("%d page files beside it, %s, oldest first", n, pageRange(1, n))
@@ -457,7 +462,7 @@ func (b *builder) tail(tail []Stub, gap int) {
 	if n := len(b.blocks); n > 0 {
 		blk.leg = b.blocks[n-1].leg
 	}
-	blk.add("---", "", "*Recent activity (observations pending — will appear in the timeline shortly):*")
+	blk.add("---", "", "*Recent activity (observations not recorded yet — do not assume these outcomes):*")
 	shown := tail
 	if len(shown) > maxTailLines {
 		shown = shown[len(shown)-maxTailLines:]
@@ -513,3 +518,6 @@ func (b *builder) quoted(t time.Time, heading, text string) {
 	blk.add("")
 	b.push(blk, 0)
 }
+
+// maxPathChars bounds the transcript path the index names.
+const maxPathChars = 4096

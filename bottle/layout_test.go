@@ -694,3 +694,33 @@ func TestShrunkBottleDropsPages(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexNamesTheTranscript pins issue 9 §4.10: an observation id ([#…])
+// can be followed because the index names the transcript it came from, and
+// no text promises a timeline that does not exist.
+func TestIndexNamesTheTranscript(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.jsonl")
+	data, err := os.ReadFile(filepath.Join("testdata", "claude-synthetic.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := &Bottler{Home: t.TempDir(), Agent: "claude-code"}
+	if _, err := b.Render(context.Background(), "s-1", path); err != nil {
+		t.Fatal(err)
+	}
+	body, err := b.Read("s-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(body)
+	if !strings.Contains(text, "transcript: "+path+" (observation ids [#…] are its tool call ids)") {
+		t.Errorf("the index does not name the transcript:\n%s", text[:min(len(text), 600)])
+	}
+	if strings.Contains(text, "timeline") {
+		t.Errorf("the bottle promises a timeline:\n%s", text)
+	}
+}

@@ -46,6 +46,10 @@ type Page struct {
 	// Limits are the file-read limits of the harness that will read the
 	// bottle; zero (or too small to lay out a page) is DefaultReadLimits.
 	Limits ReadLimits
+	// TranscriptPath names the transcript a full bottle was rendered from,
+	// so an observation's id ([#…]) can be looked up in it; "" leaves the
+	// line out.
+	TranscriptPath string
 
 	win *window // set by a routine render: only the pages from the window on are laid out
 }
@@ -223,7 +227,7 @@ func renderFull(p Page, now time.Time) Result {
 		source = "transcript + observations derived from tool calls"
 	}
 	res := layOut(&bb, lim, win, footer(now, task), indexHead{session: p.SessionID, project: t.Project, started: t.Started,
-		compactions: t.Compactions, mode: "full (" + source + ")"})
+		compactions: t.Compactions, mode: "full (" + source + ")", transcript: p.TranscriptPath})
 	res.Mode, res.Gap, res.Task, res.settled = ModeFull, gap, task, settled
 	if content >= 0 {
 		res.restart = len(win.frozen) + bb.starts[content]

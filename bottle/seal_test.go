@@ -66,7 +66,7 @@ func TestSealMidTurn(t *testing.T) {
 				t.Fatalf("result %+v", res)
 			}
 			out := readBottleAt(t, res.Path)
-			for _, want := range []string{"Now I'll run the whole suite to confirm.", "Found it: the heartbeat never flushes.", c.wantStub, "*Recent activity (observations pending"} {
+			for _, want := range []string{"Now I'll run the whole suite to confirm.", "Found it: the heartbeat never flushes.", c.wantStub, "*Recent activity (observations not recorded yet"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("bottle lacks %q:\n%s", want, out)
 				}

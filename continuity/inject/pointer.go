@@ -103,11 +103,10 @@ func pointer(in PointerInput) string {
 	switch {
 	case in.Gap == 1:
 		fmt.Fprintf(&b, "- The last tool event has no observation yet (⏳ at the end of the\n"+
-			"  %s); it will appear in the timeline shortly. Do not assume its outcome.\n", end)
+			"  %s): its outcome is not recorded. Do not assume it; check it.\n", end)
 	case in.Gap > 1:
 		fmt.Fprintf(&b, "- The last %d tool events have no observations yet (⏳ at the end of the\n"+
-			"  %s); they will appear in the timeline shortly. Do not assume their\n"+
-			"  outcome.\n", in.Gap, end)
+			"  %s): their outcomes are not recorded. Do not assume them; check them.\n", in.Gap, end)
 	}
 	if task := strings.TrimSpace(oneLine(in.Task)); task != "" {
 		if utf8.RuneCountInString(task) > MaxTaskLen {
