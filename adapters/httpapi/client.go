@@ -86,7 +86,9 @@ func NewClient(baseURL, apiKey string, opts ClientOptions) *Client {
 	}
 	hc := opts.HTTPClient
 	if hc == nil {
-		hc = &http.Client{}
+		// A baton server never redirects: a redirect is answered as the
+		// status it is, never followed with the key (or a POST turned GET).
+		hc = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	return &Client{base: strings.TrimRight(baseURL, "/"), key: apiKey, http: hc, opts: opts}
 }
@@ -221,11 +223,13 @@ func expand(pattern string, values map[string]string) string {
 
 // segment escapes a path value as one path segment: every byte but
 // letters, digits, '-', '_' and '~' percent-encoded, so that no value (a
-// '/', a "..") changes which route it reaches. An empty value travels as
-// one space, which every id parser trims: a route's path needs a segment.
+// '/', a "..") changes which route it reaches. An empty value, and a lone
+// '/' (which ServeMux does not route as a segment), travel after one
+// space, which every id parser trims: the service, not the router, then
+// refuses them, naming the field.
 func segment(v string) string {
-	if v == "" {
-		return "%20"
+	if v == "" || v == "/" {
+		v = " " + v
 	}
 	const hex = "0123456789ABCDEF"
 	var b strings.Builder
