@@ -13,7 +13,7 @@ import (
 	"github.com/batonhq/baton/triage"
 )
 
-// Code is one of baton's stable error codes. The planned HTTP adapter
+// Code is one of baton's stable error codes. The HTTP adapter
 // (adapters/httpapi) maps each code to a status in one table; stores
 // translate driver errors into these codes at their edge, so callers see one
 // vocabulary whichever backend runs.

@@ -37,4 +37,5 @@
 //	tx.go          the continuity.Tx methods
 //	schema.go      CreateSchema, DropSchema: Postgres schemas for tests or separated tenants
 //	migrations/    the SQL, one source for both dialects
+//	sqltest/       test stores: SQLite always, a fresh Postgres schema when a DSN is set
 package sqlstore

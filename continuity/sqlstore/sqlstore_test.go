@@ -2,17 +2,14 @@ package sqlstore_test
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/batonhq/baton/continuity"
 	"github.com/batonhq/baton/continuity/sqlstore"
+	"github.com/batonhq/baton/continuity/sqlstore/sqltest"
 	"github.com/batonhq/baton/continuity/storetest"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 )
@@ -21,67 +18,18 @@ func open(ctx context.Context, dsn string) (continuity.Store, error) { return sq
 
 func TestMain(m *testing.M) { storetest.Main(m, open) }
 
-func TestSQLite(t *testing.T) {
-	storetest.Run(t, storetest.Harness{New: func(t *testing.T) (continuity.Store, string) {
-		dsn := filepath.Join(t.TempDir(), "baton.db")
-		st, err := sqlstore.Open(context.Background(), dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st, dsn
-	}})
-}
+func TestSQLite(t *testing.T) { storetest.Run(t, sqltest.SQLite) }
 
 // TestPostgres runs the suite when BATON_TEST_POSTGRES_DSN names a database;
 // each test gets its own schema. CI sets the variable and fails when the
 // database cannot be reached.
-func TestPostgres(t *testing.T) {
-	base := postgresBase(t)
-	storetest.Run(t, storetest.Harness{New: func(t *testing.T) (continuity.Store, string) { return newPostgresStore(t, base) }})
-}
-
-// postgresBase returns BATON_TEST_POSTGRES_DSN, skipping the test when it is
-// unset and failing it when the database is unusable.
-func postgresBase(t *testing.T) string {
-	base := os.Getenv("BATON_TEST_POSTGRES_DSN")
-	if base == "" {
-		t.Skip("BATON_TEST_POSTGRES_DSN is not set")
-	}
-	admin, err := sqlstore.Open(context.Background(), base)
-	if err != nil {
-		t.Fatalf("BATON_TEST_POSTGRES_DSN is set but Postgres is unusable: %v", err)
-	}
-	admin.Close()
-	return base
-}
-
-// newPostgresStore opens a store in a fresh schema of base, dropped when the
-// test ends, and returns it with its DSN.
-func newPostgresStore(t *testing.T, base string) (*sqlstore.Store, string) {
-	schema := "bt_" + randomHex(6)
-	if err := sqlstore.CreateSchema(context.Background(), base, schema); err != nil {
-		t.Fatal(err)
-	}
-	dsn := withSearchPath(t, base, schema)
-	st, err := sqlstore.Open(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		st.Close()
-		if err := sqlstore.DropSchema(context.Background(), base, schema); err != nil {
-			t.Errorf("drop schema: %v", err)
-		}
-	})
-	return st, dsn
-}
+func TestPostgres(t *testing.T) { storetest.Run(t, sqltest.Postgres(t)) }
 
 // TestPostgresOpenSaysWhatIsWrong opens DSNs that cannot work against the
 // real server: the error names what is wrong, with a code, and never the
 // password (the server trusts every login, so the password is ignored).
 func TestPostgresOpenSaysWhatIsWrong(t *testing.T) {
-	base := postgresBase(t)
+	base := sqltest.PostgresBase(t)
 	const password = "s3cret-pw"
 	u, err := url.Parse(base)
 	if err != nil {
@@ -89,10 +37,10 @@ func TestPostgresOpenSaysWhatIsWrong(t *testing.T) {
 	}
 	u.User = url.UserPassword(u.User.Username(), password)
 	withPassword := u.String()
-	database := "baton_missing_" + randomHex(4)
+	database := "baton_missing_" + sqltest.RandomHex(4)
 	u.Path = "/" + database
 	noDatabase := u.String()
-	schema := "bt_missing_" + randomHex(4)
+	schema := "bt_missing_" + sqltest.RandomHex(4)
 	u, _ = url.Parse(withPassword)
 	u.Host = "127.0.0.1:1"
 	unreachable := u.String()
@@ -102,7 +50,7 @@ func TestPostgresOpenSaysWhatIsWrong(t *testing.T) {
 		want      string
 	}{
 		{"database missing", noDatabase, continuity.CodeNotFound, `not_found: the Postgres database "` + database + `" does not exist at `},
-		{"schema missing", withSearchPath(t, withPassword, schema), continuity.CodeNotFound, `not_found: the search_path schema "` + schema + `" does not exist in Postgres database `},
+		{"schema missing", sqltest.WithSearchPath(t, withPassword, schema), continuity.CodeNotFound, `not_found: the search_path schema "` + schema + `" does not exist in Postgres database `},
 		{"server unreachable", unreachable, continuity.CodeInternal, "internal: cannot reach the Postgres server at 127.0.0.1:1"},
 	}
 	for _, tc := range cases {
@@ -125,8 +73,8 @@ func TestPostgresOpenSaysWhatIsWrong(t *testing.T) {
 // under their owner's rights, so only the grants of migration 002 (the
 // runtime role's, which storetest asserts) may call them.
 func TestPostgresTrimFunctionsAreNotPublic(t *testing.T) {
-	base := postgresBase(t)
-	_, dsn := newPostgresStore(t, base)
+	base := sqltest.PostgresBase(t)
+	_, dsn := sqltest.PostgresStore(t, base)
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -157,23 +105,6 @@ func TestPostgresTrimFunctionsAreNotPublic(t *testing.T) {
 	if strings.Join(names, ",") != "baton_trim_ledger,baton_trim_stop_excerpts,baton_trim_tenant" {
 		t.Fatalf("trim functions = %v", names)
 	}
-}
-
-func withSearchPath(t *testing.T, dsn, schema string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // The suite's optional capabilities: a mismatch would skip their cases.

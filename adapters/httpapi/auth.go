@@ -1,0 +1,131 @@
+package httpapi
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/batonhq/baton/continuity"
+)
+
+// Authenticator decides which tenant a request acts for. The tenant comes
+// from authentication only, never from a request's body or query.
+type Authenticator interface {
+	// Authenticate returns the tenant whose credentials r carries.
+	//
+	// Errors: unauthorized when r carries no credentials or unknown ones
+	// (the handler answers 401 with one message whatever the error says,
+	// so an answer never tells whether a key or tenant exists); forbidden
+	// when the credentials are known but may not use the API (403, with
+	// the error's message).
+	Authenticate(r *http.Request) (tenant string, err error)
+}
+
+// errUnauthorized is the one answer to missing and unknown credentials.
+var errUnauthorized = &continuity.Error{Code: continuity.CodeUnauthorized, Message: "a valid API key is required (Authorization: Bearer KEY)"}
+
+// KeyAuthenticator authenticates by API key: "Authorization: Bearer KEY".
+// It keeps only each key's SHA-256 hash, and compares a presented key's
+// hash with every known one in constant time, so neither memory nor timing
+// gives a key away.
+type KeyAuthenticator struct {
+	keys []keyHash
+}
+
+type keyHash struct {
+	hash   [sha256.Size]byte
+	tenant string
+}
+
+var _ Authenticator = (*KeyAuthenticator)(nil)
+
+// ParseKeys returns the authenticator of spec, the form of BATON_API_KEYS:
+// key=tenant pairs separated by commas or new lines, blank entries and
+// lines starting with # ignored. A key may not repeat; a tenant may have
+// several keys.
+//
+// Errors: invalid, naming the entry by its position (never its key) when
+// it has no key, an invalid tenant, or a repeated key, or when spec holds
+// no key at all.
+func ParseKeys(spec string) (*KeyAuthenticator, error) {
+	a := &KeyAuthenticator{}
+	seen := map[[sha256.Size]byte]bool{}
+	n := 0
+	sc := bufio.NewScanner(strings.NewReader(spec))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		for entry := range strings.SplitSeq(line, ",") {
+			entry = strings.TrimSpace(entry)
+			if entry == "" {
+				continue
+			}
+			n++
+			key, tenant, found := strings.Cut(entry, "=")
+			key, tenant = strings.TrimSpace(key), strings.TrimSpace(tenant)
+			where := fmt.Sprintf("keys[%d]", n)
+			switch {
+			case !found || key == "":
+				return nil, continuity.Invalid(where, "must be key=tenant")
+			case continuity.ValidateTenant(tenant) != nil:
+				return nil, continuity.Invalid(where, "must name a tenant of 1 to 128 characters of UTF-8 text")
+			}
+			h := sha256.Sum256([]byte(key))
+			if seen[h] {
+				return nil, continuity.Invalid(where, "repeats a key")
+			}
+			seen[h] = true
+			a.keys = append(a.keys, keyHash{hash: h, tenant: tenant})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, continuity.Invalid("keys", "could not be read")
+	}
+	if len(a.keys) == 0 {
+		return nil, continuity.Invalid("keys", "must hold at least one key=tenant")
+	}
+	return a, nil
+}
+
+// ReadKeys returns the authenticator of the key file at path, in
+// ParseKeys's form.
+//
+// Errors: not_found when the file does not exist, internal when it cannot
+// be read, and those of ParseKeys.
+func ReadKeys(path string) (*KeyAuthenticator, error) {
+	b, err := os.ReadFile(path)
+	switch {
+	case os.IsNotExist(err):
+		return nil, &continuity.Error{Code: continuity.CodeNotFound, Message: "the API key file does not exist", Err: err}
+	case err != nil:
+		return nil, &continuity.Error{Code: continuity.CodeInternal, Message: "the API key file cannot be read", Err: err}
+	}
+	return ParseKeys(string(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))))
+}
+
+// Authenticate implements Authenticator.
+func (a *KeyAuthenticator) Authenticate(r *http.Request) (string, error) {
+	scheme, key, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	key = strings.TrimSpace(key)
+	if !strings.EqualFold(scheme, "Bearer") || key == "" {
+		return "", errUnauthorized
+	}
+	h := sha256.Sum256([]byte(key))
+	match := -1
+	for i, k := range a.keys {
+		// Every known hash is compared, whichever matches.
+		eq := subtle.ConstantTimeCompare(h[:], k.hash[:])
+		match = subtle.ConstantTimeSelect(eq, i, match)
+	}
+	if match < 0 {
+		return "", errUnauthorized
+	}
+	return a.keys[match].tenant, nil
+}

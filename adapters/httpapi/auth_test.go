@@ -1,0 +1,152 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/continuity/sqlstore/sqltest"
+)
+
+// TestParseKeys: the BATON_API_KEYS form, and what it refuses, named by
+// position and never by key.
+func TestParseKeys(t *testing.T) {
+	a, err := ParseKeys(" k1 = acme , k2=acme,\n# a comment\nk3=globex,, ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, tenant := range map[string]string{"k1": "acme", "k2": "acme", "k3": "globex"} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.Header.Set("Authorization", "Bearer "+key)
+		if got, err := a.Authenticate(r); got != tenant || err != nil {
+			t.Errorf("key %s = %q %v, want %s", key, got, err, tenant)
+		}
+	}
+	// Only the hashes are kept.
+	if s := fmt.Sprintf("%#v", a); strings.Contains(s, `"k1"`) || strings.Contains(s, `"k3"`) {
+		t.Errorf("the authenticator keeps a key: %s", s)
+	}
+	for spec, field := range map[string]string{
+		"":                               "keys",
+		"# only a comment":               "keys",
+		"secret-key":                     "keys[1]",
+		"k1=acme,=globex":                "keys[2]",
+		"k1=acme,secret-key=":            "keys[2]",
+		"k1=acme,k1=globex":              "keys[2]",
+		"k1=" + strings.Repeat("t", 129): "keys[1]",
+		"k1=a\x00b":                      "keys[1]",
+	} {
+		_, err := ParseKeys(spec)
+		if continuity.ErrorCode(err) != continuity.CodeInvalid || continuity.ErrorFields(err)[field] == "" {
+			t.Errorf("ParseKeys(%q) = %v, want invalid naming %s", spec, err, field)
+		}
+		if err != nil && (strings.Contains(err.Error(), "secret-key") || strings.Contains(err.Error(), "k1")) {
+			t.Errorf("ParseKeys(%q) names a key: %v", spec, err)
+		}
+	}
+}
+
+// TestReadKeys reads a key file; a missing file is not_found.
+func TestReadKeys(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keys")
+	if err := os.WriteFile(path, []byte("\xef\xbb\xbf# team keys\nk1=acme\nk2=globex\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, err := ReadKeys(path)
+	if err != nil || len(a.keys) != 2 {
+		t.Fatalf("ReadKeys = %v %v, want two keys", a, err)
+	}
+	if _, err := ReadKeys(filepath.Join(t.TempDir(), "none")); continuity.ErrorCode(err) != continuity.CodeNotFound {
+		t.Errorf("a missing file = %v, want not_found", err)
+	}
+}
+
+// TestAuthenticate: a key in any other form than "Bearer KEY", a missing
+// one and an unknown one are all unauthorized.
+func TestAuthenticate(t *testing.T) {
+	a, err := ParseKeys("k1=acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, header := range []string{"", "Bearer", "Bearer ", "Basic k1", "k1", "Bearer k2", "Bearer k1x", "Bearer K1", "bearer k1"} {
+		r := httptest.NewRequest("GET", "/", nil)
+		if header != "" {
+			r.Header.Set("Authorization", header)
+		}
+		tenant, err := a.Authenticate(r)
+		want := continuity.CodeUnauthorized
+		if header == "bearer k1" {
+			want = "" // the scheme is case-insensitive
+		}
+		if continuity.ErrorCode(err) != want || (want != "" && tenant != "") {
+			t.Errorf("Authorization %q = %q %v, want %q", header, tenant, err, want)
+		}
+	}
+}
+
+// authFunc is an Authenticator of a function.
+type authFunc func(r *http.Request) (string, error)
+
+func (f authFunc) Authenticate(r *http.Request) (string, error) { return f(r) }
+
+// TestHandlerAuthentication: a host's own authenticator decides the
+// tenant; its forbidden is answered 403 with its message, any other
+// failure 401 with the one message; no authenticator refuses all but the
+// health probe.
+func TestHandlerAuthentication(t *testing.T) {
+	host := authFunc(func(r *http.Request) (string, error) {
+		switch r.Header.Get("X-User") {
+		case "alice":
+			return tenantA, nil
+		case "mallory":
+			return "", continuity.Errorf(continuity.CodeForbidden, "this user may not use baton")
+		case "eve":
+			return "", errors.New("the session store says: user eve has no session")
+		}
+		return "", continuity.Errorf(continuity.CodeNotFound, "no user bob")
+	})
+	s := newServer(t, sqltest.SQLite, time.Now, Options{Authenticator: host}, nil)
+	for user, want := range map[string]int{"alice": 200, "mallory": 403, "eve": 401, "bob": 401} {
+		req, _ := http.NewRequest("GET", s.URL+prefix+"/api/v1/ledger?limit=5", nil)
+		req.Header.Set("X-User", user)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		body := string(b)
+		if resp.StatusCode != want {
+			t.Errorf("%s answered %d %s, want %d", user, resp.StatusCode, body, want)
+		}
+		if want == 401 && !strings.Contains(body, errUnauthorized.Message) {
+			t.Errorf("%s answered %s, want the one unauthorized message", user, body)
+		}
+		if strings.Contains(body, "eve") || strings.Contains(body, "bob") {
+			t.Errorf("%s answered %s, which says what the authenticator knows", user, body)
+		}
+	}
+
+	closed := httptest.NewServer(NewHandler(func(string) continuity.API { t.Fatal("no request may reach the API"); return nil }, Options{}))
+	defer closed.Close()
+	for path, want := range map[string]int{"/healthz": 200, "/api/v1/ledger?limit=5": 401} {
+		req, _ := http.NewRequest("GET", closed.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+keyA)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("without an authenticator %s answered %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+}

@@ -1,0 +1,218 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/continuity/sqlstore/sqltest"
+	"github.com/batonhq/baton/continuity/storetest"
+)
+
+// wantUnreachable asserts err is the Client's unreachable error: internal,
+// saying so, wrapping ErrUnreachable.
+func wantUnreachable(t *testing.T, what string, err error) {
+	t.Helper()
+	var e *continuity.Error
+	if !errors.Is(err, ErrUnreachable) || !errors.As(err, &e) || e.Code != continuity.CodeInternal || e.Message != ErrUnreachable.Error() {
+		t.Errorf("%s: %v, want the unreachable error", what, err)
+	}
+}
+
+// TestClientUnreachable: a server that is not there is a distinguishable
+// failure, internal and wrapping ErrUnreachable; an answer of the server is
+// never one.
+func TestClientUnreachable(t *testing.T) {
+	ctx := context.Background()
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	c := NewClient(gone.URL, keyA, ClientOptions{Backoff: time.Millisecond})
+	_, err := c.Session(ctx, agent, "s1")
+	wantUnreachable(t, "a read of a closed server", err)
+	_, err = c.Stop(ctx, continuity.StopParams{EventParams: event("Stop")})
+	wantUnreachable(t, "a Stop to a closed server", err)
+
+	s := newServer(t, sqltest.SQLite, time.Now, Options{}, nil)
+	_, err = s.client(keyA).Session(ctx, agent, "s1")
+	if continuity.ErrorCode(err) != continuity.CodeNotFound || errors.Is(err, ErrUnreachable) {
+		t.Errorf("a server's not_found = %v", err)
+	}
+}
+
+// counting answers every request with status, counting them by route.
+type counting struct {
+	mu     sync.Mutex
+	status int
+	seen   map[string]int
+}
+
+func (c *counting) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c.mu.Lock()
+	c.seen[r.Method+" "+r.URL.Path]++
+	c.mu.Unlock()
+	w.WriteHeader(c.status)
+}
+
+func (c *counting) count(pattern string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seen[pattern]
+}
+
+// TestClientRetries: behind a gateway that answers 502, 503 or 504, a read
+// and the writes idempotent by natural key (close, a startup's open) are
+// sent 1 + Retries times; every other write once; all are unreachable.
+func TestClientRetries(t *testing.T) {
+	ctx := context.Background()
+	for _, status := range []int{http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout} {
+		gw := &counting{status: status, seen: map[string]int{}}
+		srv := httptest.NewServer(gw)
+		c := NewClient(srv.URL, keyA, ClientOptions{Retries: 3, Backoff: time.Millisecond})
+		calls := []struct {
+			pattern string
+			sends   int
+			call    func() error
+		}{
+			{"GET /api/v1/agent-sessions", 4, func() error { _, err := c.Session(ctx, agent, "s1"); return err }},
+			{"POST /api/v1/agent-sessions/close", 4, func() error {
+				_, err := c.Close(ctx, continuity.CloseParams{Agent: agent, SessionID: "s1"})
+				return err
+			}},
+			{"POST /api/v1/agent-sessions/open", 4, func() error {
+				_, err := c.Open(ctx, continuity.OpenParams{Agent: agent, SessionID: "s1", Source: continuity.SourceStartup})
+				return err
+			}},
+			{"POST /api/v1/episodes/stop", 1, func() error { _, err := c.Stop(ctx, continuity.StopParams{EventParams: event("Stop")}); return err }},
+			{"POST /api/v1/memories", 1, func() error {
+				_, err := c.Remember(ctx, continuity.RememberParams{Kind: continuity.KindNote, Topic: "t", Content: "c"})
+				return err
+			}},
+			{"POST /api/v1/bottles/claim", 1, func() error { _, _, err := c.ClaimBottle(ctx, agent, "s1"); return err }},
+		}
+		for _, call := range calls {
+			wantUnreachable(t, call.pattern, call.call())
+		}
+		// A resume is an activation: sent once.
+		_, err := c.Open(ctx, continuity.OpenParams{Agent: agent, SessionID: "s2", Source: continuity.SourceResume})
+		wantUnreachable(t, "a resume", err)
+		for _, call := range calls {
+			want := call.sends
+			if call.pattern == "POST /api/v1/agent-sessions/open" {
+				want++ // the resume
+			}
+			if got := gw.count(call.pattern); got != want {
+				t.Errorf("%d: %s sent %d times, want %d", status, call.pattern, got, want)
+			}
+		}
+		srv.Close()
+	}
+
+	// A retry that reaches the server succeeds.
+	s := newServer(t, sqltest.SQLite, time.Now, Options{}, func(next http.Handler) http.Handler {
+		var once sync.Once
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			first := false
+			once.Do(func() { first = true })
+			if first {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	c := NewClient(s.URL+prefix, keyA, ClientOptions{Backoff: time.Millisecond})
+	if _, err := c.Open(ctx, continuity.OpenParams{Agent: agent, SessionID: "s1", Source: continuity.SourceStartup}); err != nil {
+		t.Errorf("a startup retried after a 503: %v", err)
+	}
+}
+
+// TestClientTimeouts: Close and SessionEnd are bounded by the close
+// timeout, every other call by the timeout; a call whose time runs out is
+// unreachable.
+func TestClientTimeouts(t *testing.T) {
+	ctx := context.Background()
+	release := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(hang.Close)
+	t.Cleanup(func() { close(release) })
+
+	short := NewClient(hang.URL, keyA, ClientOptions{Timeout: time.Hour, CloseTimeout: 20 * time.Millisecond, Retries: -1})
+	_, err := short.Close(ctx, continuity.CloseParams{Agent: agent, SessionID: "s1"})
+	wantUnreachable(t, "a Close past the close timeout", err)
+	_, err = short.SessionEnd(ctx, continuity.EndParams{EventParams: event("SessionEnd")})
+	wantUnreachable(t, "a SessionEnd past the close timeout", err)
+
+	other := NewClient(hang.URL, keyA, ClientOptions{Timeout: 20 * time.Millisecond, CloseTimeout: time.Hour, Retries: -1})
+	_, err = other.Stop(ctx, continuity.StopParams{EventParams: event("Stop")})
+	wantUnreachable(t, "a Stop past the timeout", err)
+}
+
+// TestClientReadsAnswers: a server's error comes back as the
+// *continuity.Error it was, fields included; an answer that is not baton's
+// is read by its status.
+func TestClientReadsAnswers(t *testing.T) {
+	ctx := context.Background()
+	s := newServer(t, sqltest.SQLite, storetest.NewClock().Now, Options{}, nil)
+	_, err := s.client(keyA).Records(ctx, continuity.RecordQuery{Limit: -1, Agent: "Claude Code"})
+	var e *continuity.Error
+	if !errors.As(err, &e) || e.Code != continuity.CodeInvalid || e.Fields["limit"] == "" || e.Fields["agent"] == "" {
+		t.Fatalf("records with a bad limit and agent = %v, want invalid naming both", err)
+	}
+	_, err = s.client("not-a-key").Records(ctx, continuity.RecordQuery{})
+	if continuity.ErrorCode(err) != continuity.CodeUnauthorized {
+		t.Errorf("a wrong key = %v, want unauthorized", err)
+	}
+
+	for status, want := range map[int]continuity.Code{
+		http.StatusNotFound:            continuity.CodeNotFound,
+		http.StatusUnauthorized:        continuity.CodeUnauthorized,
+		http.StatusTeapot:              continuity.CodeInternal,
+		http.StatusInternalServerError: continuity.CodeInternal,
+	} {
+		foreign := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(status)
+			w.Write([]byte("<html>not baton</html>"))
+		}))
+		_, err := NewClient(foreign.URL, keyA, ClientOptions{}).Memory(ctx, "0195d1b2-7c3e-7abc-9def-000000000001")
+		if continuity.ErrorCode(err) != want || errors.Is(err, ErrUnreachable) {
+			t.Errorf("a foreign %d = %v, want %s", status, err, want)
+		}
+		foreign.Close()
+	}
+	garbled := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("{not json")) }))
+	defer garbled.Close()
+	_, err = NewClient(garbled.URL, keyA, ClientOptions{}).Memory(ctx, "0195d1b2-7c3e-7abc-9def-000000000001")
+	if continuity.ErrorCode(err) != continuity.CodeInternal || errors.Is(err, ErrUnreachable) {
+		t.Errorf("an unreadable success = %v, want internal", err)
+	}
+}
+
+// TestClientPathValues: a path value travels as one segment whatever it
+// holds, so a bad id is refused by the service (invalid), never routed
+// elsewhere.
+func TestClientPathValues(t *testing.T) {
+	ctx := context.Background()
+	s := newServer(t, sqltest.SQLite, time.Now, Options{}, nil)
+	c := s.client(keyA)
+	for _, id := range []string{"", " ", "..", ".", "a/b", "/", "../ledger", "%2F", "x?limit=1", "#frag"} {
+		_, err := c.Memory(ctx, id)
+		if continuity.ErrorCode(err) != continuity.CodeInvalid || continuity.ErrorFields(err)["id"] == "" {
+			t.Errorf("memory %q = %v, want invalid naming id", id, err)
+		}
+		_, err = c.RunEvents(ctx, id, "", 0)
+		if code := continuity.ErrorCode(err); code != continuity.CodeInvalid {
+			t.Errorf("run events of %q = %v, want invalid", id, err)
+		}
+	}
+}

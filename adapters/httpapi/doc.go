@@ -1,0 +1,26 @@
+// Package httpapi is baton's HTTP surface: NewHandler serves
+// continuity.API for the tenant each request authenticates as, and Client
+// implements continuity.API over it, so a hook or a baton command talks to
+// a team server exactly as it talks to the local service (the scenario
+// suite runs through both).
+//
+// JSON is camelCase, the param and result types are continuity's own;
+// errors are {"error": {"code", "message", "fields"?}} with one code →
+// status table; bodies are decoded strictly (unknown members, other JSON
+// types, trailing data and bodies over MaxBodyBytes are refused) and text
+// that is not UTF-8 reaches the service as sent, so it is refused naming
+// its field. Requests are logged with their id, route, status and duration
+// only. openapi.json describes every route and is tested against the
+// handler in both directions.
+//
+// Files:
+//
+//	routes.go   the route table: method, path, request and response types, status, retry policy
+//	handler.go  NewHandler, Options: authentication, decoding, one API call, encoding, the log line
+//	decode.go   strict body decoding; strings that are not UTF-8 put back as sent
+//	wire.go     the wire types of methods without a continuity type; the query codec
+//	errors.go   the code → status table, the error body, ErrUnreachable
+//	auth.go     Authenticator and KeyAuthenticator (hashed keys, constant-time compare)
+//	client.go   Client: continuity.API over HTTP, timeouts, bounded retries of idempotent calls
+//	openapi.json the OpenAPI 3.1 description, generated from the route table by the tests
+package httpapi

@@ -1,0 +1,171 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"time"
+
+	"github.com/batonhq/baton/continuity"
+	"github.com/google/uuid"
+)
+
+// MaxBodyBytes bounds a request body; a larger one is too_large.
+const MaxBodyBytes = 64 << 10
+
+// Options configures a Handler.
+type Options struct {
+	// Authenticator decides each request's tenant. Nil refuses every
+	// request but the health probe.
+	Authenticator Authenticator
+	// Logger receives one line per request: its id, route, status and
+	// duration, never a body, a query or a tenant's content. Nil logs
+	// nothing.
+	Logger *slog.Logger
+}
+
+// handler serves the route table.
+type handler struct {
+	api  func(tenant string) continuity.API
+	auth Authenticator
+	log  *slog.Logger
+}
+
+// NewHandler returns the HTTP surface over api, which binds a tenant that
+// the request's authentication decided to its continuity.API (for the
+// local service, Service.For). Its routes are relative: mount it under a
+// prefix with http.StripPrefix. It uses the standard library's ServeMux
+// only.
+func NewHandler(api func(tenant string) continuity.API, opts Options) http.Handler {
+	h := &handler{api: api, auth: opts.Authenticator, log: opts.Logger}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	mux := http.NewServeMux()
+	for i := range routes {
+		rt := &routes[i]
+		mux.Handle(rt.pattern(), h.observe(rt.pattern(), func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, rt) }))
+	}
+	mux.Handle("/", h.observe("unmatched", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, ErrorBody{Error: continuity.Errorf(continuity.CodeNotFound, "no such route")})
+	}))
+	return mux
+}
+
+// observe logs each request of a route: its id (also answered as
+// X-Request-Id), the route, the status and the duration. Nothing a caller
+// sent is logged, so no memory content, excerpt or prompt ever is.
+func (h *handler) observe(route string, serve http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := uuid.NewString()
+		w.Header().Set("X-Request-Id", id)
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		serve(sw, r)
+		h.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("id", id), slog.String("route", route),
+			slog.Int("status", sw.status), slog.Duration("duration", time.Since(start)))
+	})
+}
+
+// serve authenticates, decodes, calls the API once and encodes.
+func (h *handler) serve(w http.ResponseWriter, r *http.Request, rt *route) {
+	var api continuity.API
+	if rt.traits&public == 0 {
+		tenant, err := h.authenticate(r)
+		if err != nil {
+			writeJSON(w, Status(continuity.ErrorCode(err)), ErrorBody{Error: wireError(err)})
+			return
+		}
+		api = h.api(tenant)
+	}
+	req, err := decodeRequest(w, r, rt)
+	if err != nil {
+		writeJSON(w, Status(continuity.ErrorCode(err)), ErrorBody{Error: wireError(err)})
+		return
+	}
+	res, err := rt.serve(r.Context(), api, req, r.PathValue)
+	switch {
+	case err != nil && rt.traits&partial != 0:
+		writeJSON(w, Status(continuity.ErrorCode(err)), errorAnswer(err, res))
+	case err != nil:
+		writeJSON(w, Status(continuity.ErrorCode(err)), ErrorBody{Error: wireError(err)})
+	case rt.response == nil:
+		w.WriteHeader(rt.status)
+	case rt.response == reflect.TypeFor[healthText]():
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(rt.status)
+		io.WriteString(w, string(res.(healthText)))
+	default:
+		writeJSON(w, rt.status, res)
+	}
+}
+
+// authenticate returns the request's tenant, or the error to answer:
+// unauthorized with one message whatever the authenticator said, or its
+// forbidden.
+func (h *handler) authenticate(r *http.Request) (string, error) {
+	if h.auth == nil {
+		return "", errUnauthorized
+	}
+	tenant, err := h.auth.Authenticate(r)
+	switch {
+	case err == nil:
+		return tenant, nil
+	case continuity.ErrorCode(err) == continuity.CodeForbidden:
+		return "", err
+	}
+	return "", errUnauthorized
+}
+
+// decodeRequest returns a pointer to the route's request decoded from the
+// body (POST) or the query (GET), at most MaxBodyBytes of body read.
+//
+// Errors: invalid, too_large.
+func decodeRequest(w http.ResponseWriter, r *http.Request, rt *route) (any, error) {
+	if rt.request == nil {
+		return &none{}, nil
+	}
+	req := reflect.New(rt.request).Interface()
+	if rt.method == http.MethodGet {
+		return req, decodeQuery(r.URL.Query(), req)
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, continuity.Errorf(continuity.CodeTooLarge, "the request body is over %d bytes", MaxBodyBytes)
+	case err != nil:
+		return nil, continuity.Invalid("body", "could not be read")
+	}
+	return req, decodeBody(body, req)
+}
+
+// writeJSON answers status with v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b, _ = json.Marshal(ErrorBody{Error: continuity.Errorf(continuity.CodeInternal, "internal error")})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+// statusWriter remembers the status a handler answered.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusWriter) WriteHeader(status int) {
+	s.status = status
+	s.ResponseWriter.WriteHeader(status)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
