@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -92,11 +91,11 @@ func TestEpisodesOverClient(t *testing.T) {
 	// The transcript is gone: the bottle is reconstructed from the
 	// server's history, sealed here, and its marker armed there.
 	handle(continuity.HookEvent{Kind: continuity.HookPreCompact, SessionID: "s1", TranscriptPath: "/nonexistent/transcript.jsonl", Trigger: "auto"})
-	path, err := e.Bottler.Path("s1")
+	path, err := e.Bottler.Path("s1") // the index
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(path)
+	b, err := e.Bottler.Read("s1") // the index and every page
 	if err != nil {
 		t.Fatalf("the bottle was not written here: %v", err)
 	}
