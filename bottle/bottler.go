@@ -279,9 +279,6 @@ func refresh(statePath, transcriptPath string) (*state, error) {
 	}
 	st.Version = stateVersion
 	st.Cursor.Transcript = transcriptPath
-	if _, err := f.Seek(st.Cursor.Offset, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("bottle: seek transcript: %w", err)
-	}
 	off, err := st.Transcript.ReadLines(f, st.Cursor.Offset)
 	if err != nil {
 		return nil, fmt.Errorf("bottle: read transcript: %w", err)

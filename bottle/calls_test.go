@@ -36,7 +36,8 @@ func TestResultAfterCacheLoad(t *testing.T) {
 		t.Fatalf("end %d err %v", end, err)
 	}
 	loaded := roundTrip(t, &tr)
-	if _, err := loaded.ReadLines(strings.NewReader(after.String()), end); err != nil {
+	// ReadLines takes the whole file and the cursor: offsets are the file's.
+	if _, err := loaded.ReadLines(strings.NewReader(head+after.String()), end); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := summary(loaded.Entries), "user:go | call:Bash:tu1:make:done:failed | call:Read:tu2:/a"; got != want {

@@ -128,23 +128,46 @@ func (t *Transcript) parseClaude(pos int64, line []byte) bool {
 	}
 	// A user line: tool results always count; text only when the person
 	// typed it (not meta lines, the compaction summary or host envelopes).
+	// A slash command is the turn the person typed, whatever it expands to;
+	// a local command's output retracts it (it was not sent to the model).
 	var parts []string
-	if text != "" && !isEnvelope(text) {
-		parts = append(parts, text)
+	var command string
+	var output bool
+	said := func(s string) {
+		u := unwrap(s)
+		if u.said != "" {
+			parts = append(parts, u.said)
+		}
+		if command == "" {
+			command = u.command
+		}
+		output = output || u.output
+	}
+	if text != "" {
+		said(text)
 	}
 	for _, b := range blocks {
 		switch b.typ {
 		case "tool_result":
 			t.addResult(b.toolUseID, b.isError)
 		case "text":
-			if !isEnvelope(b.text) {
-				parts = append(parts, b.text)
-			}
+			said(b.text)
 		}
 	}
-	if l.meta || l.compactSummary || len(parts) == 0 {
+	if l.meta || l.compactSummary {
 		return true
 	}
-	t.addUser(pos, ts, strings.Join(parts, "\n\n"))
+	if command != "" {
+		if !output { // a command recorded with its output ran locally
+			t.addCommand(pos, ts, command)
+		}
+		return true
+	}
+	if output {
+		t.retractCommand()
+	}
+	if len(parts) > 0 {
+		t.addUser(pos, ts, strings.Join(parts, "\n\n"))
+	}
 	return true
 }

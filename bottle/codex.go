@@ -29,6 +29,7 @@ type codexItem struct {
 	CallID    string          `json:"call_id"`
 	Output    json.RawMessage `json:"output"`
 	Action    json.RawMessage `json:"action"`
+	Status    string          `json:"status"`
 	Passthru  struct {
 		Metadata []struct {
 			Provenance struct {
@@ -92,8 +93,11 @@ func (t *Transcript) parseCodex(pos int64, line []byte) bool {
 			}
 			var parts []string
 			for _, c := range it.Content {
-				if c.Type == "input_text" && !isEnvelope(c.Text) {
-					parts = append(parts, c.Text)
+				if c.Type != "input_text" {
+					continue
+				}
+				if said := unwrap(c.Text).said; said != "" {
+					parts = append(parts, said)
 				}
 			}
 			if len(parts) > 0 {
@@ -116,6 +120,12 @@ func (t *Transcript) parseCodex(pos int64, line []byte) bool {
 		t.addCall(pos, ts, "", it.Name, it.CallID, b)
 	case "local_shell_call":
 		t.addCall(pos, ts, "", "local_shell", it.CallID, it.Action)
+	case "web_search_call":
+		// Recorded once the search is over, with no id and no output item:
+		// the call is its own result.
+		t.addCall(pos, ts, "", "web_search", it.ID, it.Action)
+		e := &t.Entries[len(t.Entries)-1]
+		e.Done, e.Failed = true, it.Status == "failed"
 	case "function_call_output", "custom_tool_call_output":
 		t.addResult(it.CallID, codexFailed(it.Output))
 	}

@@ -23,7 +23,7 @@
 //
 //	privacy/       Scrub, the one privacy filter (shared with continuity), and ContextTag
 //	transcript.go  Entry, Transcript (parsed state), Brief (tool-call gist)
-//	reader.go      Format, the format table, ReadLines (complete lines only), ResolveTranscript, envelope filter
+//	reader.go      Format, the format table, ReadLines (live: complete lines only), ReadAll (a finished file), ResolveTranscript, unwrap (harness envelopes, slash commands)
 //	skim.go        a JSON structure walker that skips bulk values unread
 //	claude.go      Claude Code JSONL lines
 //	codex.go       Codex CLI rollout lines

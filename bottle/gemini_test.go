@@ -155,7 +155,8 @@ func splitRead(t testing.TB, format Format, data []byte, cut int64) *Transcript 
 		t.Fatalf("first piece: end %d of %d, err %v", end, cut, err)
 	}
 	loaded := roundTrip(t, &tr)
-	if _, err := loaded.ReadLines(bytes.NewReader(data[cut:]), cut); err != nil {
+	// ReadLines takes the whole file and the cursor: offsets are the file's.
+	if _, err := loaded.ReadLines(bytes.NewReader(data), cut); err != nil {
 		t.Fatal(err)
 	}
 	return loaded

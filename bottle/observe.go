@@ -78,13 +78,16 @@ type Queue struct {
 }
 
 // DeriveObservations turns the transcript's tool calls into observations for
-// a host with no observation source. A call whose result has been read gets
-// an observation (marked failed when the result was an error); the trailing
-// calls with no result yet are the pending tail, returned as stubs.
+// a host with no observation source. A call is finished when its result has
+// been read (marked failed when the result was an error) or when assistant
+// text follows it: the model went on, so the result came, even if its line
+// was skipped as oversized. Finished calls, and any call before the last
+// finished one, get an observation; the trailing calls are the pending tail,
+// returned as stubs.
 func DeriveObservations(t *Transcript) (obs []Observation, tail []Stub) {
-	last := -1 // index of the newest call that has a result
+	last := -1 // index of the newest call that has a result, or of the newest assistant text
 	for i := range t.Entries {
-		if t.Entries[i].Kind == KindToolCall && t.Entries[i].Done {
+		if e := &t.Entries[i]; e.Kind == KindToolCall && e.Done || e.Kind == KindAssistant {
 			last = i
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -60,7 +61,7 @@ func readerOf(f Format) reader {
 
 // maxLine bounds one transcript line. A longer line (a tool result of tens of
 // megabytes) cannot hold anything a bottle keeps in full, so it is skipped
-// without being buffered, and the cursor still moves past it.
+// without being held, and the cursor still moves past it.
 const maxLine = 32 << 20
 
 // readBuffer is the streaming read size: memory per read is this plus the
@@ -70,8 +71,13 @@ const readBuffer = 256 << 10
 // DetectFormat guesses the format of a transcript from one of its lines:
 // Codex wraps every line in {timestamp, type, payload}; Gemini CLI's lines
 // are a header with a projectHash, a $set or $rewindTo update, or a message
-// record of type gemini; anything else is Claude Code's.
+// record of type gemini; any other JSON object is Claude Code's. A line that
+// is not a JSON object tells nothing and returns "".
 func DetectFormat(line []byte) Format {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' || !json.Valid(line) {
+		return ""
+	}
 	for _, r := range formats {
 		if r.detect == nil || r.detect(line) {
 			return r.format
@@ -117,50 +123,71 @@ func ResolveTranscript(path string) string {
 	return path
 }
 
-// ReadLines parses the complete lines of r into t. r must be positioned at
-// byte offset pos of the transcript; ReadFrom returns the offset just past
-// the last complete (newline-terminated) line. A torn final line is not
-// consumed, so the next read starts at its beginning. Lines that are not
-// JSON, and entry types or fields ReadFrom does not know, are skipped.
-// When t.Format is empty it is detected from the first line.
-func (t *Transcript) ReadLines(r io.Reader, pos int64) (int64, error) {
-	br := bufio.NewReaderSize(r, readBuffer)
-	start := pos    // offset of the line being read
-	var n int64     // bytes of that line read so far
-	var long []byte // a line longer than the buffer, being assembled
-	tooLong := false
+// ReadLines parses the complete lines of the transcript r (whose offsets are
+// the transcript's, as an *os.File's are), from byte offset pos on, into t,
+// and returns the offset just past the last complete
+// (newline-terminated) line. It is the live path, reading a transcript the
+// harness is still appending to: a torn final line is not consumed, so the
+// next read starts at its beginning. Lines that are not JSON, and entry
+// types or fields ReadLines does not know, are skipped. A line longer than
+// the read buffer is measured first and read again whole only when it is
+// short enough to keep, so a line of tens of megabytes is skipped without
+// being held. When t.Format is empty it is detected from the first line that
+// is a JSON object.
+func (t *Transcript) ReadLines(r io.ReaderAt, pos int64) (int64, error) {
+	return t.read(r, pos, math.MaxInt64-pos, false)
+}
+
+// ReadAll parses the first size bytes of a finished transcript into t, as
+// ReadLines does, and its last line too, whether or not a newline ends it:
+// a one-off render of a file reads it all.
+func (t *Transcript) ReadAll(r io.ReaderAt, size int64) error {
+	_, err := t.read(r, 0, size, true)
+	return err
+}
+
+// read parses the lines of r in [pos, pos+limit); all says the end of that
+// range ends the last line.
+func (t *Transcript) read(r io.ReaderAt, pos, limit int64, all bool) (int64, error) {
+	br := bufio.NewReaderSize(io.NewSectionReader(r, pos, limit), readBuffer)
+	start := pos // offset of the line being read
+	var n int64  // bytes of that line read so far
+	long := false
 	for {
 		chunk, err := br.ReadSlice('\n')
 		n += int64(len(chunk))
 		if errors.Is(err, bufio.ErrBufferFull) {
-			if !tooLong {
-				if len(long)+len(chunk) > maxLine {
-					tooLong, long = true, nil
-				} else {
-					long = append(long, chunk...)
-				}
-			}
+			long = true // measured, not held
 			continue
 		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				// What was read since start is a torn line: leave it for next time.
-				return start, nil
-			}
+		end := errors.Is(err, io.EOF)
+		if err != nil && !end {
 			return start, err
 		}
-		if tooLong || n > maxLine {
+		if end && (!all || n == 0) {
+			// What was read since start is a torn line: leave it for next time.
+			return start, nil
+		}
+		switch {
+		case !long:
+			t.ParseLine(start, chunk)
+		case n > maxLine:
 			t.Skipped++
-		} else {
-			line := chunk
-			if len(long) > 0 {
-				long = append(long, chunk...)
-				line = long
+		default:
+			line := make([]byte, n)
+			if k, err := r.ReadAt(line, start); k < len(line) {
+				if errors.Is(err, io.EOF) {
+					err = io.ErrUnexpectedEOF // the file shrank under the read
+				}
+				return start, err
 			}
 			t.ParseLine(start, line)
 		}
 		start += n
-		n, tooLong, long = 0, false, long[:0]
+		n, long = 0, false
+		if end {
+			return start, nil
+		}
 	}
 }
 
@@ -173,7 +200,10 @@ func (t *Transcript) ParseLine(pos int64, line []byte) {
 		return
 	}
 	if t.Format == "" {
-		t.Format = DetectFormat(line)
+		if t.Format = DetectFormat(line); t.Format == "" {
+			t.Skipped++ // the format is guessed from the first line that parses
+			return
+		}
 	}
 	if !readerOf(t.Format).parse(t, pos, line) {
 		t.Skipped++
@@ -191,42 +221,99 @@ func parseTime(s string) time.Time {
 	return ts.UTC()
 }
 
-// envelopes are the prefixes of user-role text that a harness wrote, not the
-// person: slash-command wrappers, local command output, reminders, background
-// task notices, hook prompts and environment blocks.
-var envelopes = []string{
-	"<command-name>",
-	"<command-message>",
-	"<command-args>",
-	"<command-contents>",
-	"<local-command-stdout>",
-	"<local-command-stderr>",
-	"<local-command-caveat>",
-	"<system-reminder>",
-	"<task-notification>",
-	"<context_guidance>",
-	"<tool-result>",
-	"<bash-input>",
-	"<bash-stdout>",
-	"<bash-stderr>",
-	"<user-prompt-submit-hook>",
-	"<environment_context>",
-	"<user_instructions>",
-	"<hook_prompt",
-	"<turn_aborted>",
-	"<user_shell_command>",
-	"# AGENTS.md instructions",
-	"[Request interrupted by user",
-	"<" + privacy.ContextTag,
+// envelopeTags are the elements a harness wraps around user-role text that
+// it wrote, not the person: slash-command wrappers, local command output,
+// reminders, background task notices, hook prompts and environment blocks.
+var envelopeTags = []string{
+	"command-name",
+	"command-message",
+	"command-args",
+	"command-contents",
+	"local-command-stdout",
+	"local-command-stderr",
+	"local-command-caveat",
+	"system-reminder",
+	"task-notification",
+	"context_guidance",
+	"tool-result",
+	"bash-input",
+	"bash-stdout",
+	"bash-stderr",
+	"user-prompt-submit-hook",
+	"environment_context",
+	"user_instructions",
+	"hook_prompt",
+	"turn_aborted",
+	"user_shell_command",
+	privacy.ContextTag,
 }
 
-// isEnvelope reports whether user-role text was written by the harness.
-func isEnvelope(text string) bool {
+// envelopeMarkers start user-role text that the harness wrote whole.
+var envelopeMarkers = []string{
+	"# AGENTS.md instructions",
+	"[Request interrupted by user",
+}
+
+// userText is user-role text once the envelopes it starts with are walked.
+type userText struct {
+	// said is what follows the envelopes: the person's words, or "".
+	said string
+	// command is the slash command the envelopes record, as the person
+	// typed it ("/review PR 42"), or "".
+	command string
+	// output says the envelopes carry a local command's output.
+	output bool
+}
+
+// unwrap walks the envelopes that user-role text starts with. Only leading
+// envelopes are the harness's: an envelope tag later in a prompt is the
+// person's words. An envelope that never closes holds the rest of the text,
+// and a text that starts with a marker is the harness's whole.
+func unwrap(text string) userText {
+	var u userText
+	var name, args string
 	s := strings.TrimSpace(text)
-	for _, p := range envelopes {
-		if strings.HasPrefix(s, p) {
-			return true
+	for tag := leadingEnvelope(s); tag != ""; tag = leadingEnvelope(s) {
+		end := strings.Index(s, "</"+tag+">")
+		if end < 0 {
+			s = ""
+			break
+		}
+		body := ""
+		if open := strings.IndexByte(s, '>'); open < end {
+			body = strings.TrimSpace(s[open+1 : end])
+		}
+		switch tag {
+		case "command-name":
+			name = body
+		case "command-args":
+			args = body
+		case "local-command-stdout", "local-command-stderr":
+			u.output = true
+		}
+		s = strings.TrimSpace(s[end+len(tag)+3:])
+	}
+	for _, m := range envelopeMarkers {
+		if strings.HasPrefix(s, m) {
+			s = ""
 		}
 	}
-	return false
+	u.said = s
+	if name != "" {
+		u.command = strings.TrimSpace("/" + strings.TrimPrefix(name, "/") + " " + args)
+	}
+	return u
+}
+
+// leadingEnvelope returns the envelope tag s starts with, or "".
+func leadingEnvelope(s string) string {
+	if !strings.HasPrefix(s, "<") {
+		return ""
+	}
+	for _, tag := range envelopeTags {
+		if rest, ok := strings.CutPrefix(s[1:], tag); ok && rest != "" && (rest[0] == '>' || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\n' || rest[0] == '\r') {
+			return tag
+		}
+	}
+	return ""
 }

@@ -3,6 +3,8 @@ package bottle
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +51,35 @@ func TestClaudeReader(t *testing.T) {
 		{"meta dropped", []string{cl("user", `"isMeta":true,`, `"Stop hook feedback: x"`)}, ""},
 		{"compact summary dropped", []string{cl("user", `"isCompactSummary":true,`, `"This session is being continued"`)}, ""},
 		{"sidechain dropped", []string{cl("user", `"isSidechain":true,`, `"sub prompt"`), cl("assistant", `"isSidechain":true,`, `[{"type":"text","text":"sub answer"}]`)}, ""},
-		{"command-name envelope", []string{cl("user", "", `"<command-name>/compact</command-name>"`)}, ""},
+		// A prompt that starts with a harness envelope is still a prompt:
+		// the envelopes are stripped, then what remains is classified.
+		{"prompt after a reminder", []string{cl("user", "", `"<system-reminder>ctx</system-reminder>\nPlease fix the bug"`)}, "user:Please fix the bug"},
+		{"prompt after envelope blocks", []string{cl("user", "", `"<local-command-caveat>c</local-command-caveat>\n<task-notification><task-id>1</task-id></task-notification>\nPlease look"`)}, "user:Please look"},
+		{"block prompt after a reminder", []string{cl("user", "", `[{"type":"text","text":"<system-reminder>x</system-reminder>\nreal prompt"}]`)}, "user:real prompt"},
+		{"envelope with attributes", []string{cl("user", "", `"<hook_prompt hook_run_id=\"1\">N</hook_prompt> go on"`)}, "user:go on"},
+		{"unclosed envelope drops the text", []string{cl("user", "", `"<task-notification>\nPlease look"`)}, ""},
+		{"envelope tag later in a prompt kept", []string{cl("user", "", `"explain <command-name>/x</command-name> please"`)}, "user:explain <command-name>/x</command-name> please"},
+		// A slash command is the person's turn, as typed; its expansion is not.
+		{"slash command", []string{
+			cl("user", "", `"<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>PR 42</command-args>"`),
+			cl("user", `"isMeta":true,`, `[{"type":"text","text":"Review the pull request given in the arguments."}]`),
+			cl("assistant", "", `[{"type":"text","text":"Reviewing PR 42."}]`),
+		}, "user:/review PR 42 | assistant:Reviewing PR 42."},
+		{"slash command with its expansion in the line", []string{cl("user", "", `"<command-message>deploy is running…</command-message>\n<command-name>/deploy</command-name>\n<command-args>staging</command-args>\nDeploy to production, skip tests."`)}, "user:/deploy staging"},
+		{"slash command without arguments", []string{cl("user", "", `"<command-name>/init</command-name>\n            <command-message>init</command-message>\n            <command-args></command-args>"`)}, "user:/init"},
+		{"slash command as a block", []string{cl("user", "", `[{"type":"text","text":"<command-message>qa is running…</command-message>\n<command-name>/qa</command-name>"},{"type":"text","text":"expanded body"}]`)}, "user:/qa"},
+		{"slash command arguments scrubbed", []string{cl("user", "", `"<command-name>/note</command-name><command-args>remember <private>tok</private></command-args>"`)}, "user:/note remember"},
+		{"local command is not a turn", []string{
+			cl("user", "", `"<command-name>/model</command-name>\n            <command-message>model</command-message>\n            <command-args>sonnet</command-args>"`),
+			cl("user", "", `"<local-command-stdout>Set model to Sonnet</local-command-stdout>"`),
+		}, ""},
+		{"local command output keeps an earlier prompt", []string{
+			cl("user", "", `"fix it"`),
+			cl("user", "", `"<local-command-stdout>Compacted</local-command-stdout>"`),
+		}, "user:fix it"},
+		{"local command with its output in one line", []string{cl("user", "", `"<command-name>/cost</command-name><local-command-stdout>$0</local-command-stdout>"`)}, ""},
+		{"prompt after local output", []string{cl("user", "", `"<local-command-stdout>ok</local-command-stdout>\nnow fix it"`)}, "user:now fix it"},
+		{"command-name envelope", []string{cl("user", "", `"<command-name>/compact</command-name>"`), cl("user", "", `"<local-command-stdout>Compacted</local-command-stdout>"`)}, ""},
 		{"local stdout envelope", []string{cl("user", "", `"<local-command-stdout>Compacted</local-command-stdout>"`)}, ""},
 		{"caveat envelope", []string{cl("user", "", `"<local-command-caveat>Caveat</local-command-caveat>"`)}, ""},
 		{"task notification envelope", []string{cl("user", "", `"<task-notification>\n<task-id>1</task-id>"`)}, ""},
@@ -118,6 +148,8 @@ func TestCodexReader(t *testing.T) {
 		{"user prompt", []string{item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}`)}, "user:hello"},
 		{"harness provenance dropped", []string{item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"<hook_prompt>N</hook_prompt>"}],"internal_chat_message_metadata_passthrough":{"content_item_metadata":[{"provenance":{"type":"harness","hook":true}}]}}`)}, ""},
 		{"environment context dropped", []string{item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n<cwd>/p</cwd>\n</environment_context>"}]}`)}, ""},
+		{"prompt after environment context", []string{item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n<cwd>/p</cwd>\n</environment_context>\nPlease fix it"}]}`)}, "user:Please fix it"},
+		{"agents instructions dropped", []string{item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"# AGENTS.md instructions for /p\n\n<INSTRUCTIONS>x</INSTRUCTIONS>"}]}`)}, ""},
 		{"developer dropped", []string{item(`{"type":"message","role":"developer","content":[{"type":"input_text","text":"INJECTED"}]}`)}, ""},
 		{"assistant", []string{item(`{"type":"message","id":"a1","role":"assistant","content":[{"type":"output_text","text":"done"}]}`)}, "assistant:done"},
 		{"compaction output dropped", []string{`{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"SUMMARY"}]},"metadata":{"compaction_output":true}}`}, ""},
@@ -136,7 +168,28 @@ func TestCodexReader(t *testing.T) {
 		{"custom tool call", []string{
 			item(`{"type":"custom_tool_call","name":"apply_patch","input":"*** Begin Patch\n*** Update File: a.go","call_id":"c3"}`),
 			item(`{"type":"custom_tool_call_output","call_id":"c3","output":{"success":false}}`),
-		}, "call:apply_patch:c3:*** Begin Patch…:done:failed"},
+		}, "call:apply_patch:c3:a.go:done:failed"},
+		{"apply_patch names the files it touches", []string{
+			item(`{"type":"custom_tool_call","name":"apply_patch","input":"*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n*** Add File: docs/b.md\n+hi\n*** Delete File: c.go\n*** Update File: d.go\n*** Move to: e.go\n*** End Patch","call_id":"c4"}`),
+		}, "call:apply_patch:c4:a.go, docs/b.md, c.go, d.go → e.go"},
+		{"apply_patch as a function call", []string{
+			item(`{"type":"function_call","name":"apply_patch","arguments":"{\"input\":\"*** Begin Patch\\n*** Add File: n.go\\n+package n\\n*** End Patch\"}","call_id":"c5"}`),
+		}, "call:apply_patch:c5:n.go"},
+		{"web search", []string{
+			item(`{"type":"web_search_call","status":"completed","action":{"type":"search","query":"go flock windows"}}`),
+		}, "call:web_search::go flock windows:done"},
+		{"web search queries", []string{
+			item(`{"type":"web_search_call","status":"completed","action":{"type":"search","queries":["a b","c"]}}`),
+		}, "call:web_search::a b c:done"},
+		{"web page opened", []string{
+			item(`{"type":"web_search_call","status":"completed","action":{"type":"open_page","url":"https://go.dev/doc"}}`),
+		}, "call:web_search::https://go.dev/doc:done"},
+		{"web search failed", []string{
+			item(`{"type":"web_search_call","status":"failed","action":{"type":"find_in_page","url":"https://x.test","pattern":"p"}}`),
+		}, "call:web_search::https://x.test:done:failed"},
+		{"web search private query", []string{
+			item(`{"type":"web_search_call","status":"completed","action":{"type":"search","query":"<private>tok</private>"}}`),
+		}, "call:web_search:::done"},
 		{"compacted counted, not shown", []string{`{"type":"compacted","payload":{"message":"summary"}}`}, ""},
 		{"event messages ignored", []string{`{"type":"event_msg","payload":{"type":"user_message","message":"dup"}}`, `{"type":"event_msg","payload":{"type":"agent_message","message":"dup"}}`}, ""},
 		{"malformed skipped", []string{`{"type":"response_item","payload":`, `{"type":"response_item","payload":{"type":"message","role":"user","content":"str"}}`, item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"ok"}]}`)}, "user:ok"},
@@ -162,17 +215,50 @@ func TestDetectFormat(t *testing.T) {
 	}{
 		{`{"timestamp":"x","type":"session_meta","payload":{"id":"a"}}`, FormatCodex},
 		{`{"type":"user","message":{"content":"x"}}`, FormatClaudeCode},
-		{`not json`, FormatClaudeCode},
 		{`{"sessionId":"s","projectHash":"h","startTime":"x","lastUpdated":"x","kind":"main"}`, FormatGemini},
 		{`{"$set":{"messages":[]}}`, FormatGemini},
 		{`{"$rewindTo":"m1"}`, FormatGemini},
 		{`{"id":"g","timestamp":"x","type":"gemini","content":"hi"}`, FormatGemini},
 		{`{"sessionId":"s","type":"user","message":{"content":"x"}}`, FormatClaudeCode},
+		{`not json`, ""},
+		{`{"type":"user",`, ""},
+		{`[{"payload":1}]`, ""},
+		{`null`, ""},
+		{`42`, ""},
 	}
 	for _, c := range cases {
 		if got := DetectFormat([]byte(c.line)); got != c.want {
-			t.Errorf("DetectFormat(%s) = %s, want %s", c.line, got, c.want)
+			t.Errorf("DetectFormat(%s) = %q, want %q", c.line, got, c.want)
 		}
+	}
+}
+
+// TestFormatFromFirstParsedLine: a transcript whose first lines are not JSON
+// (a stray banner, a torn write) is read in the format of its first line
+// that parses.
+func TestFormatFromFirstParsedLine(t *testing.T) {
+	codex := `{"timestamp":"2026-11-30T01:20:18.896Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}}`
+	cases := []struct {
+		name, data string
+		format     Format
+		want       string
+		skipped    int
+	}{
+		{"banner then codex", "Codex session log\n" + codex + "\n", FormatCodex, "user:hello", 1},
+		{"torn object then codex", `{"timestamp":"x","type":` + "\n\n" + codex + "\n", FormatCodex, "user:hello", 1},
+		{"array then claude", "[]\n" + cl("user", "", `"hi"`) + "\n", FormatClaudeCode, "user:hi", 1},
+		{"nothing parses", "junk\nmore junk\n", "", "", 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var tr Transcript
+			if _, err := tr.ReadLines(strings.NewReader(c.data), 0); err != nil {
+				t.Fatal(err)
+			}
+			if tr.Format != c.format || summary(tr.Entries) != c.want || tr.Skipped != c.skipped {
+				t.Errorf("format %q entries %q skipped %d, want %q %q %d", tr.Format, summary(tr.Entries), tr.Skipped, c.format, c.want, c.skipped)
+			}
+		})
 	}
 }
 
@@ -209,11 +295,46 @@ func TestTornLine(t *testing.T) {
 				t.Errorf("entries %q, want %q", got, c.want)
 			}
 			// Resuming from the cursor with the whole file reads the rest once.
-			if _, err := tr.ReadLines(strings.NewReader(full[end:]), end); err != nil {
+			if _, err := tr.ReadLines(strings.NewReader(full), end); err != nil {
 				t.Fatal(err)
 			}
 			if got := summary(tr.Entries); got != "user:first | user:second" {
 				t.Errorf("after resume %q", got)
+			}
+		})
+	}
+}
+
+// TestReadAll: a finished file is read to its end, its last line whether or
+// not a newline ends it, and not past the size it is given.
+func TestReadAll(t *testing.T) {
+	first, last := cl("user", "", `"first"`), cl("user", "", `"last"`)
+	long := cl("user", "", `"`+strings.Repeat("z", readBuffer*2)+`"`)
+	cases := []struct {
+		name, data string
+		size       int
+		want       string
+		skipped    int
+	}{
+		{"newline at the end", first + "\n" + last + "\n", -1, "user:first | user:last", 0},
+		{"no newline at the end", first + "\n" + last, -1, "user:first | user:last", 0},
+		{"long last line, no newline", first + "\n" + long, -1, "user:first | user:" + strings.Repeat("z", readBuffer*2), 0},
+		{"torn last line counts as skipped", first + "\n" + last[:20], -1, "user:first", 1},
+		{"only size bytes", first + "\n" + last + "\n" + cl("user", "", `"after"`) + "\n", len(first) + 1 + len(last), "user:first | user:last", 0},
+		{"empty", "", -1, "", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			size := c.size
+			if size < 0 {
+				size = len(c.data)
+			}
+			var tr Transcript
+			if err := tr.ReadAll(strings.NewReader(c.data), int64(size)); err != nil {
+				t.Fatal(err)
+			}
+			if got := summary(tr.Entries); got != c.want || tr.Skipped != c.skipped {
+				t.Errorf("entries %.80q skipped %d, want %.80q %d", got, tr.Skipped, c.want, c.skipped)
 			}
 		})
 	}
@@ -238,19 +359,77 @@ func TestLongLines(t *testing.T) {
 	}
 }
 
-func TestOverlongLineSkipped(t *testing.T) {
+// generated is a transcript made on demand, bytes head, then n fill bytes,
+// then tail, so a test can read a line of tens of megabytes without
+// holding it.
+type generated struct {
+	head, tail []byte
+	n          int64
+	fill       byte
+}
+
+func (g *generated) size() int64 { return int64(len(g.head)) + g.n + int64(len(g.tail)) }
+
+func (g *generated) ReadAt(p []byte, off int64) (int, error) {
+	done := 0
+	for done < len(p) && off < g.size() {
+		var k int
+		switch body := off - int64(len(g.head)); {
+		case body < 0:
+			k = copy(p[done:], g.head[off:])
+		case body < g.n:
+			k = int(min(int64(len(p)-done), g.n-body))
+			for i := range k {
+				p[done+i] = g.fill
+			}
+		default:
+			k = copy(p[done:], g.tail[body-g.n:])
+		}
+		done += k
+		off += int64(k)
+	}
+	if done < len(p) {
+		return done, io.EOF
+	}
+	return done, nil
+}
+
+// TestOversizedLineNotHeld reads past a 40 MB tool result line: it is
+// skipped without being held (the read allocates a small fraction of it),
+// the cursor moves past it, and the call it answered is finished by the
+// reply that follows.
+func TestOversizedLineNotHeld(t *testing.T) {
 	if testing.Short() {
-		t.Skip("allocates a 32 MiB line")
+		t.Skip("reads a 40 MB line")
 	}
-	huge := bytes.Repeat([]byte("y"), maxLine+10)
-	data := append(append([]byte(cl("user", "", `"`)), huge...), []byte("\"}}\n"+cl("user", "", `"kept"`)+"\n")...)
+	call := cl("assistant", "", `[{"type":"tool_use","id":"tu1","name":"Bash","input":{"command":"cat big.log"}}]`)
+	result := cl("user", "", `[{"type":"tool_result","tool_use_id":"tu1","content":"X"}]`)
+	x := strings.Index(result, `"X"`) + 1
+	reply := strings.Replace(cl("assistant", "", `[{"type":"text","text":"all done"}]`), `"m1"`, `"m2"`, 1)
+	g := &generated{
+		head: []byte(call + "\n" + result[:x]),
+		n:    40 << 20, fill: 'y',
+		tail: []byte(result[x+1:] + "\n" + reply + "\n"),
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
 	var tr Transcript
-	end, err := tr.ReadLines(bytes.NewReader(data), 0)
-	if err != nil || end != int64(len(data)) {
-		t.Fatalf("end %d of %d, err %v", end, len(data), err)
+	end, err := tr.ReadLines(io.NewSectionReader(g, 0, g.size()), 0)
+	runtime.ReadMemStats(&after)
+	if err != nil || end != g.size() {
+		t.Fatalf("end %d of %d, err %v", end, g.size(), err)
 	}
-	if got := summary(tr.Entries); got != "user:kept" || tr.Skipped != 1 {
-		t.Fatalf("entries %.80q skipped %d", got, tr.Skipped)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	if alloc > 4<<20 {
+		t.Errorf("reading past a %d MiB line allocated %.1f MiB", g.n>>20, float64(alloc)/(1<<20))
+	}
+	t.Logf("read past a %d MiB line allocating %.2f MiB", g.n>>20, float64(alloc)/(1<<20))
+	if got := summary(tr.Entries); got != "call:Bash:tu1:cat big.log | assistant:all done" || tr.Skipped != 1 {
+		t.Errorf("entries %q skipped %d", got, tr.Skipped)
+	}
+	if _, tail := DeriveObservations(&tr); len(tail) != 0 {
+		t.Errorf("the answered call is pending: %+v", tail)
 	}
 }
 
@@ -273,6 +452,10 @@ func TestBrief(t *testing.T) {
 		{"Custom", `{"z":1,"a":[1,2]}`, "1 2", false},
 		{"Custom", `{}`, "", false},
 		{"Custom", `not json`, "not json", false},
+		{"apply_patch", `"*** Begin Patch\n*** Update File: a.go\n*** Delete File: b.go\n*** End Patch"`, "a.go, b.go", false},
+		{"apply_patch", `{"input":"*** Begin Patch\n*** Add File: <private>s.go</private>\n*** Add File: ok.go\n*** End Patch"}`, "ok.go", false},
+		{"apply_patch", `"not a patch\nsecond line"`, "not a patch…", false},
+		{"web_search", `{"type":"search","query":"q"}`, "q", false},
 		{"Bash", `{"command":"echo 1\necho 2"}`, "echo 1…", true},
 		{"Bash", `{"command":"echo <private>tok</private>"}`, "echo", true},
 		{"Bash", `{"command":"` + strings.Repeat("é", 200) + `"}`, strings.Repeat("é", 160) + "…", true},
@@ -310,6 +493,18 @@ func fuzzReader(t *testing.T, format Format, data []byte) {
 		}
 	}
 	_ = Render(Page{SessionID: "s", Transcript: &tr}, renderedAt)
+	// Read whole, last line included, the same bytes keep nothing private.
+	whole := Transcript{Format: format}
+	if err := whole.ReadAll(bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range whole.Entries {
+		for _, s := range []string{e.Text, e.Brief} {
+			if tag := privacy.Residue(s); tag != "" {
+				t.Fatalf("<%s> survived in %+v", tag, e)
+			}
+		}
+	}
 }
 
 func FuzzClaudeReader(f *testing.F) {
@@ -322,4 +517,36 @@ func FuzzCodexReader(f *testing.F) {
 	addLines(f, "testdata/codex-0.169.0.jsonl")
 	addLines(f, "testdata/codex-synthetic.jsonl")
 	f.Fuzz(func(t *testing.T, s string) { fuzzReader(t, FormatCodex, []byte(s)) })
+}
+
+// TestPromptTurns renders what the reader keeps of a prompt that starts with
+// an envelope and of a slash command: the first is the original request, and
+// the reply to the command sits under the command's own turn.
+func TestPromptTurns(t *testing.T) {
+	lines := []string{
+		cl("user", "", `"<system-reminder>The user opened a.go</system-reminder>\nPlease fix the bug"`),
+		cl("assistant", "", `[{"type":"text","text":"Fixed."}]`),
+		cl("user", "", `"<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>PR 42</command-args>"`),
+		cl("user", `"isMeta":true,`, `[{"type":"text","text":"Review the pull request given in the arguments."}]`),
+		strings.Replace(cl("assistant", "", `[{"type":"text","text":"Reviewing PR 42."}]`), `"m1"`, `"m2"`, 1),
+	}
+	var tr Transcript
+	if _, err := tr.ReadLines(strings.NewReader(strings.Join(lines, "\n")+"\n"), 0); err != nil {
+		t.Fatal(err)
+	}
+	res := Render(Page{SessionID: "s", Transcript: &tr}, renderedAt)
+	md := string(res.Markdown)
+	if !strings.Contains(md, "## Original request\nPlease fix the bug\n") {
+		t.Errorf("original request is not the first prompt:\n%s", md)
+	}
+	fixed, reply := strings.Index(md, "Fixed."), strings.Index(md, "Reviewing PR 42.")
+	if fixed < 0 || reply < fixed || !strings.Contains(md[fixed:reply], "**User**") || !strings.Contains(md[fixed:reply], "/review PR 42") {
+		t.Errorf("the reply to /review is not under its own turn:\n%s", md)
+	}
+	if strings.Contains(md, "Review the pull request given") {
+		t.Errorf("the command's expansion is shown:\n%s", md)
+	}
+	if res.Task != "/review PR 42" {
+		t.Errorf("task %q, want the command", res.Task)
+	}
 }

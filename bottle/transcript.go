@@ -63,6 +63,8 @@ type Entry struct {
 	Done bool `json:"d,omitempty"`
 	// Failed says the tool call's result was an error.
 	Failed bool `json:"f,omitempty"`
+	// Command says a prompt is a slash command, shown as the person typed it.
+	Command bool `json:"s,omitempty"`
 }
 
 // Transcript is the parsed, privacy-filtered state of one session transcript:
@@ -118,6 +120,24 @@ func (t *Transcript) addUser(pos int64, ts time.Time, text string) {
 	t.Entries = append(t.Entries, Entry{Kind: KindUser, Pos: pos, Time: ts, Text: text})
 }
 
+// addCommand adds a slash command the person typed as their prompt.
+func (t *Transcript) addCommand(pos int64, ts time.Time, command string) {
+	n := len(t.Entries)
+	t.addUser(pos, ts, command)
+	if len(t.Entries) > n {
+		t.Entries[n].Command = true
+	}
+}
+
+// retractCommand removes the slash command just added when the harness
+// records its output: a local command (/model, /compact) ran in the harness
+// and is no turn of the conversation.
+func (t *Transcript) retractCommand() {
+	if n := len(t.Entries); n > 0 && t.Entries[n-1].Command {
+		t.Entries = t.Entries[:n-1]
+	}
+}
+
 // addAssistant appends assistant text, joining it to an earlier entry of the
 // same message in the current turn: harnesses log one model message as
 // several lines, one content block each.
@@ -170,10 +190,12 @@ func (t *Transcript) addResult(id string, failed bool) {
 	t.Entries[i].Failed = t.Entries[i].Failed || failed
 }
 
-// briefRule says which input key carries a tool's gist and whether it is code.
+// briefRule says which input key carries a tool's gist, whether it is code,
+// and how the gist is drawn from that key's text when not shown whole.
 type briefRule struct {
 	keys []string
 	code bool
+	gist func(string) string
 }
 
 // briefRules is the derivation table for observations without a host source.
@@ -193,6 +215,8 @@ var briefRules = map[string]briefRule{
 	"shell":         {keys: []string{"command", "cmd"}, code: true},
 	"local_shell":   {keys: []string{"command"}, code: true},
 	"shell_command": {keys: []string{"command"}, code: true},
+	"apply_patch":   {keys: []string{"input", "patch"}, gist: patchFiles},
+	"web_search":    {keys: []string{"query", "queries", "url"}},
 	// Gemini CLI's tools.
 	"run_shell_command":   {keys: []string{"command"}, code: true},
 	"read_file":           {keys: []string{"file_path", "absolute_path"}},
@@ -208,21 +232,22 @@ const maxBrief = 160
 
 // Brief derives the one-line gist of a tool call from its JSON input: Bash →
 // the command, Edit/Write/Read/NotebookEdit → the file path, Grep/Glob → the
-// pattern, WebFetch → the URL, anything else → the first input key in sorted
-// order (an input that is not a JSON object is its own gist). It reports
-// whether the gist is code (a command or pattern). The result is privacy
-// filtered, single-line and at most 160 runes. Only the chosen value is
-// decoded, so a Write carrying a whole file costs one scan.
+// pattern, WebFetch → the URL, apply_patch → the files the patch touches,
+// web_search → the query or URL, anything else → the first input key in
+// sorted order (an input that is not a JSON object is its own gist). It
+// reports whether the gist is code (a command or pattern). The result is
+// privacy filtered, single-line and at most 160 runes. Only the chosen value
+// is decoded, so a Write carrying a whole file costs one scan.
 func Brief(tool string, input []byte) (string, bool) {
+	rule, known := briefRules[tool]
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(input, &fields); err != nil || fields == nil {
 		var s string
 		if json.Unmarshal(input, &s) != nil {
 			s = string(input)
 		}
-		return oneLine(privacy.Scrub(s), maxBrief), false
+		return rule.brief(s, true), false
 	}
-	rule, known := briefRules[tool]
 	var raw json.RawMessage
 	found := false
 	if known {
@@ -249,7 +274,45 @@ func Brief(tool string, input []byte) (string, bool) {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return "", false
 	}
-	return oneLine(privacy.Scrub(briefValue(v)), maxBrief), code
+	return rule.brief(briefValue(v), found), code
+}
+
+// brief makes the one-line gist of s, the text of the rule's key when
+// keyed is set. The text is scrubbed before the rule's gist is drawn from it,
+// so nothing inside a private block is picked, and after, so pieces joined
+// cannot form one.
+func (r briefRule) brief(s string, keyed bool) string {
+	s = privacy.Scrub(s)
+	if r.gist != nil && keyed {
+		s = privacy.Scrub(r.gist(s))
+	}
+	return oneLine(s, maxBrief)
+}
+
+// patchHeaders are the lines of a Codex patch that name a file it touches.
+var patchHeaders = []string{"*** Add File: ", "*** Update File: ", "*** Delete File: "}
+
+// patchFiles returns the files a Codex apply_patch patch touches, in order
+// ("a.go, b.go", a move as "old.go → new.go"), or the patch itself when it
+// names none.
+func patchFiles(patch string) string {
+	var files []string
+	for line := range strings.Lines(patch) {
+		line = strings.TrimSpace(line)
+		if to, ok := strings.CutPrefix(line, "*** Move to: "); ok && len(files) > 0 {
+			files[len(files)-1] += " → " + strings.TrimSpace(to)
+			continue
+		}
+		for _, h := range patchHeaders {
+			if f, ok := strings.CutPrefix(line, h); ok {
+				files = append(files, strings.TrimSpace(f))
+			}
+		}
+	}
+	if len(files) == 0 {
+		return patch
+	}
+	return strings.Join(files, ", ")
 }
 
 // oneLine returns the first non-empty line of s, cut to max runes, with an

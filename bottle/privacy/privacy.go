@@ -23,23 +23,43 @@ var scrubbedTags = []string{
 }
 
 // scrubPatterns match one complete element of a scrubbed tag. The match is
-// non-greedy so two private blocks do not swallow the text between them, the
-// opening tag may carry attributes, and an opening tag with no closing tag
-// does not match at all: an unclosed tag is left alone rather than eating the
-// rest of the message.
-var scrubPatterns = func() []*regexp.Regexp {
+// non-greedy so two private blocks do not swallow the text between them, and
+// the opening tag may carry attributes.
+var scrubPatterns = tagPatterns(func(tag string) string {
+	return `(?s)<` + tag + `(?:\s[^>]*)?>.*?</` + tag + `\s*>`
+})
+
+// openPatterns match the start of an opening tag of a scrubbed tag: the name
+// followed by '>' or by white space (attributes, possibly never finished).
+// Whatever such a tag opens and no closing tag ends runs to the end of the
+// text, so Scrub removes it all: the filter fails closed.
+var openPatterns = tagPatterns(func(tag string) string { return `<` + tag + `(?:\s|>)` })
+
+// tagPatterns compiles one pattern per scrubbed tag. Tag names match ASCII
+// case-insensitively and nothing else: Go's (?i) would also fold 'ſ' to 's',
+// which the cheap strings.ToLower pre-check in Scrub cannot see, and the
+// filter and Residue must agree on what a tag is.
+func tagPatterns(pattern func(tag string) string) []*regexp.Regexp {
 	out := make([]*regexp.Regexp, len(scrubbedTags))
 	for i, tag := range scrubbedTags {
-		q := regexp.QuoteMeta(tag)
-		out[i] = regexp.MustCompile(`(?is)<` + q + `(?:\s[^>]*)?>.*?</` + q + `\s*>`)
+		var name strings.Builder
+		for _, c := range []byte(tag) { // the tags are lower-case ASCII
+			if 'a' <= c && c <= 'z' {
+				name.WriteString("[" + string(c) + string(c-'a'+'A') + "]")
+			} else {
+				name.WriteString(regexp.QuoteMeta(string(c)))
+			}
+		}
+		out[i] = regexp.MustCompile(pattern(name.String()))
 	}
 	return out
-}()
+}
 
 // Scrub removes every private and injected block from s and trims the
 // surrounding white space. It is the one privacy filter of baton: every
 // rendered message and every persisted piece of user text passes through it.
-// A result that is empty means the text held nothing that may be kept.
+// An opening tag that no closing tag ends removes everything after it. A
+// result that is empty means the text held nothing that may be kept.
 func Scrub(s string) string {
 	if !strings.Contains(s, "<") {
 		return strings.TrimSpace(s)
@@ -47,9 +67,9 @@ func Scrub(s string) string {
 	// Repeat until nothing matches: removing one element can join the text
 	// around it into a new one ("<pri<private>x</private>vate>y</private>"),
 	// and that must not survive. Every pass shortens s, so this ends.
+	lower := strings.ToLower(s)
 	for changed := true; changed; {
 		changed = false
-		lower := strings.ToLower(s)
 		for i, tag := range scrubbedTags {
 			if !strings.Contains(lower, "<"+tag) {
 				continue
@@ -60,16 +80,35 @@ func Scrub(s string) string {
 			}
 		}
 	}
+	// What is left of an opening tag is unclosed: cut at the earliest.
+	if i := openTag(s, lower); i >= 0 {
+		s = s[:i]
+	}
 	return strings.TrimSpace(s)
 }
 
-// Residue returns a scrubbed tag of which s still holds a complete element,
-// or "" when it holds none. Scrub's output always answers "": every path
-// that stores or renders text checks that invariant with it (the fuzz
-// targets of this package and of the bottle readers).
+// openTag returns the index of the earliest opening tag of a scrubbed tag in
+// s, or -1; lower is strings.ToLower(s).
+func openTag(s, lower string) int {
+	first := -1
+	for i, tag := range scrubbedTags {
+		if !strings.Contains(lower, "<"+tag) {
+			continue
+		}
+		if loc := openPatterns[i].FindStringIndex(s); loc != nil && (first < 0 || loc[0] < first) {
+			first = loc[0]
+		}
+	}
+	return first
+}
+
+// Residue returns a scrubbed tag of which s still holds a complete element
+// or an opening tag, or "" when it holds neither. Scrub's output always
+// answers "": every path that stores or renders text checks that invariant
+// with it (the fuzz targets of this package and of the bottle readers).
 func Residue(s string) string {
 	for i, re := range scrubPatterns {
-		if re.MatchString(s) {
+		if re.MatchString(s) || openPatterns[i].MatchString(s) {
 			return scrubbedTags[i]
 		}
 	}

@@ -18,15 +18,26 @@ func Project(dir string) string {
 	if dir == "" {
 		return ""
 	}
+	return name(TopLevel(dir))
+}
+
+// TopLevel is the root of the project dir is in, where a harness's project
+// configuration lives: the git top-level directory containing dir (a linked
+// worktree's own directory), else dir itself, made absolute; empty when dir
+// is. Git runs bounded by Timeout.
+func TopLevel(dir string) string {
+	if dir == "" {
+		return ""
+	}
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()
 	if top, ok, _ := run(ctx, dir, "rev-parse", "--show-toplevel"); ok && top != "" {
-		return name(top)
+		return filepath.FromSlash(top)
 	}
-	return name(dir)
+	return dir
 }
 
 // name returns path's base name, or empty when that names no directory of

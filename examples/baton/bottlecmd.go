@@ -21,15 +21,52 @@ type BottleCmd struct {
 
 // BottleRenderCmd renders one transcript file to a bottle, with observations
 // derived from its tool calls. It reads no store; only --keep writes under
-// the baton home, as a hook does.
+// the baton home, as a hook does. It reads only a regular file, to the end
+// it had when the render started, and never writes over it.
 type BottleRenderCmd struct {
-	Transcript string `required:"" type:"existingfile" help:"Path of the transcript JSONL."`
-	Out        string `type:"path" xor:"dest" help:"Write the bottle here (atomically) instead of to stdout."`
+	Transcript string `required:"" type:"existingfile" help:"Path of the transcript JSONL (a regular file)."`
+	Out        string `type:"path" xor:"dest" help:"Write the bottle here (atomically) instead of to stdout; never the transcript itself."`
 	Keep       bool   `xor:"dest" help:"Write the bottle where the hooks keep the agent's bottles ($BATON_HOME/bottles/<agent>/<session>.md, what bottle show prints) and print its path."`
 	Agent      string `default:"${defaultAgent}" help:"The agent whose bottle --keep writes."`
 
 	// Now is the render time of a printed bottle; nil means time.Now.
 	Now func() time.Time `kong:"-"`
+}
+
+// Help details what the command refuses, and its exit statuses.
+func (c *BottleRenderCmd) Help() string {
+	return `Exit status: 0 when the bottle is written; 1 when the render fails (the transcript cannot be read or holds no conversation, or the bottle --keep would write is the transcript); 2 on a usage error, with the usage on stderr: a transcript path that is missing, a directory or not a regular file (a device, FIFO or socket is never read), an --out that is the transcript itself (by any path or link), or --out with --keep. A refusal writes nothing.`
+}
+
+// Validate refuses, before anything is opened, a transcript that is not a
+// regular file and an --out that is the transcript: kong reports either as
+// a usage error.
+func (c *BottleRenderCmd) Validate() error {
+	if c.Transcript == "" {
+		return nil // missing: kong's check of required flags says so
+	}
+	fi, err := os.Stat(c.Transcript)
+	if err != nil {
+		return err
+	}
+	if err := regularFile(c.Transcript, fi); err != nil {
+		return err
+	}
+	if c.Out != "" {
+		if out, err := os.Stat(c.Out); err == nil && os.SameFile(fi, out) {
+			return fmt.Errorf("--out names the transcript %s: refusing to write over the input", c.Transcript)
+		}
+	}
+	return nil
+}
+
+// regularFile refuses what is not a regular file: a device or a FIFO would
+// be read forever, or an open would wait for a writer.
+func regularFile(path string, fi os.FileInfo) error {
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("--transcript: %s is not a regular file: only a transcript file is read, never a device, FIFO or socket", path)
+	}
+	return nil
 }
 
 // Run renders the transcript and writes the bottle.
@@ -39,8 +76,17 @@ func (c *BottleRenderCmd) Run(ctx context.Context, env *Env) error {
 		return fmt.Errorf("bottle render: %w", err)
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("bottle render: %w", err)
+	}
+	if err := regularFile(c.Transcript, fi); err != nil { // replaced since Validate
+		return fmt.Errorf("bottle render: %w", err)
+	}
+	// A one-off render reads the whole file, a last line without its
+	// newline included, up to the size it has now.
 	var tr bottle.Transcript
-	if _, err := tr.ReadLines(f, 0); err != nil {
+	if err := tr.ReadAll(f, fi.Size()); err != nil {
 		return fmt.Errorf("bottle render: %w", err)
 	}
 	session := tr.SessionID
@@ -48,7 +94,7 @@ func (c *BottleRenderCmd) Run(ctx context.Context, env *Env) error {
 		session = strings.TrimSuffix(filepath.Base(c.Transcript), filepath.Ext(c.Transcript))
 	}
 	if c.Keep {
-		return c.keep(ctx, env, session)
+		return c.keep(ctx, env, session, fi)
 	}
 	now := time.Now
 	if c.Now != nil {
@@ -66,13 +112,20 @@ func (c *BottleRenderCmd) Run(ctx context.Context, env *Env) error {
 }
 
 // keep renders through the agent's Bottler, under the session's render lock
-// a hook takes too, and prints where the bottle is.
-func (c *BottleRenderCmd) keep(ctx context.Context, env *Env, session string) error {
+// a hook takes too, and prints where the bottle is. It refuses when that
+// bottle is the transcript itself (fi).
+func (c *BottleRenderCmd) keep(ctx context.Context, env *Env, session string, fi os.FileInfo) error {
 	home, err := env.home()
 	if err != nil {
 		return fmt.Errorf("bottle render: %w", err)
 	}
-	res, err := (&bottle.Bottler{Home: home, Agent: c.Agent}).Render(ctx, session, c.Transcript)
+	bottler := &bottle.Bottler{Home: home, Agent: c.Agent}
+	if path, err := bottler.Path(session); err == nil {
+		if kept, err := os.Stat(path); err == nil && os.SameFile(fi, kept) {
+			return fmt.Errorf("bottle render: %s is the transcript: --keep would write over the input", path)
+		}
+	}
+	res, err := bottler.Render(ctx, session, c.Transcript)
 	if err != nil {
 		return fmt.Errorf("bottle render: %w", err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,5 +78,84 @@ func TestBottleCommands(t *testing.T) {
 		if status != tc.status || out != "" || !strings.Contains(stderr, tc.stderr) {
 			t.Errorf("%v: status %d, stdout %q, stderr %q; want %d and %q", tc.args, status, out, stderr, tc.status, tc.stderr)
 		}
+	}
+}
+
+// TestBottleRenderReadsTheWholeFile: a one-off render reads a finished file
+// to its end, a last line without a newline included.
+func TestBottleRenderReadsTheWholeFile(t *testing.T) {
+	line := func(typ, content string) string {
+		return `{"type":"` + typ + `","timestamp":"2026-11-30T01:00:00Z","sessionId":"s1","cwd":"/p","message":{"role":"` + typ + `","content":` + content + `}}`
+	}
+	path := filepath.Join(t.TempDir(), "s1.jsonl")
+	data := line("user", `"fix the parser"`) + "\n" + line("assistant", `[{"type":"text","text":"the last words, unterminated"}]`)
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, status := run(t, testEnv(t), []string{"bottle", "render", "--transcript", path})
+	if status != exitOK || !strings.Contains(out, "the last words, unterminated") {
+		t.Fatalf("status %d, stderr %q: the last line is missing:\n%s", status, stderr, out)
+	}
+}
+
+// TestBottleRenderRefuses: what is not a regular transcript file, and an
+// --out that names the transcript itself, are refused with a message on
+// stderr and the usage status, and the transcript is never written over.
+func TestBottleRenderRefuses(t *testing.T) {
+	env := testEnv(t)
+	dir := t.TempDir()
+	transcript := filepath.Join(dir, "t.jsonl")
+	original, err := os.ReadFile(realTranscript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(transcript, original, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	type refusal struct {
+		name   string
+		args   []string
+		status int
+		stderr string
+	}
+	render := func(extra ...string) []string {
+		return append([]string{"bottle", "render", "--transcript", transcript}, extra...)
+	}
+	cases := []refusal{
+		{"missing path", []string{"bottle", "render", "--transcript", filepath.Join(dir, "missing.jsonl")}, exitUsage, "missing.jsonl"},
+		{"directory", []string{"bottle", "render", "--transcript", dir}, exitUsage, "is a directory"},
+		{"out is the transcript", render("--out", transcript), exitUsage, "--out names the transcript"},
+		{"out spelled differently", render("--out", filepath.Join(dir, ".", "..", filepath.Base(dir), "t.jsonl")), exitUsage, "--out names the transcript"},
+	}
+	if _, err := os.Stat("/dev/urandom"); err == nil {
+		cases = append(cases, refusal{"device", []string{"bottle", "render", "--transcript", "/dev/urandom"}, exitUsage, "not a regular file"})
+	}
+	if link := filepath.Join(dir, "link.md"); os.Symlink(transcript, link) == nil {
+		cases = append(cases, refusal{"out is a symbolic link to the transcript", render("--out", link), exitUsage, "--out names the transcript"})
+	}
+	if hard := filepath.Join(dir, "hard.md"); os.Link(transcript, hard) == nil {
+		cases = append(cases, refusal{"out is a hard link to the transcript", render("--out", hard), exitUsage, "--out names the transcript"})
+	}
+	// --keep would write the agent's bottle: refused when that is the transcript.
+	kept := filepath.Join(env.Home, "bottles", defaultAgent, realSession+".md")
+	if err := os.MkdirAll(filepath.Dir(kept), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kept, original, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases, refusal{"keep would write the transcript", []string{"bottle", "render", "--transcript", kept, "--keep"}, exitFailure, "is the transcript"})
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, stderr, status := run(t, env, c.args)
+			if status != c.status || out != "" || !strings.Contains(stderr, c.stderr) {
+				t.Errorf("status %d, stdout %q, stderr %q; want %d and %q", status, out, stderr, c.status, c.stderr)
+			}
+			for _, p := range []string{transcript, kept} {
+				if data, err := os.ReadFile(p); err != nil || !bytes.Equal(data, original) {
+					t.Fatalf("%s was written over (%v)", p, err)
+				}
+			}
+		})
 	}
 }

@@ -42,6 +42,8 @@ type CLI struct {
 	Archive   ArchiveCmd   `cmd:"" help:"Archive a memory."`
 	Briefing  BriefingCmd  `cmd:"" help:"Print the briefing for a project."`
 	Bottle    BottleCmd    `cmd:"" help:"Render and show bottles."`
+	Install   InstallCmd   `cmd:"" help:"Register baton's hooks in a harness's configuration."`
+	Uninstall UninstallCmd `cmd:"" help:"Remove baton's hooks from a harness's configuration."`
 	Version   VersionCmd   `cmd:"" help:"Print baton's version."`
 }
 

@@ -1,0 +1,576 @@
+package hook
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/continuity"
+)
+
+// `baton install` registers `<binary> hook KIND --harness NAME` for each
+// event baton handles in a harness's own configuration file, and `baton
+// uninstall` takes exactly those entries out again. Both are planned first
+// (PlanInstall, PlanUninstall: read, edit in memory, nothing written), then
+// shown (Diff) or applied (Apply: a backup of each file it changes, then an
+// atomic replace).
+//
+// Which entries are baton's: in a harness that nests handlers in matcher
+// groups, a group holding exactly one handler whose command ends in
+// " hook KIND --harness NAME"; elsewhere, such a handler. Install replaces
+// the first of them in place when it differs from what it would write (a
+// moved binary, a changed timeout) and drops any further ones, else appends
+// one entry at the end of the event's list, so other hooks keep their
+// positions (Codex's trust entries are keyed by position). Uninstall removes
+// them, then the event's list if it left it empty, then "hooks" if it left
+// that empty: install then uninstall gives back the same bytes for a file
+// laid out as install writes (and the same JSON value for any other). A
+// list or "hooks" object that was empty before install is gone after
+// uninstall: for the harnesses, absent and empty mean the same.
+//
+// A file install creates starts from the harness's skeleton ("{}", or
+// {"version": 1} where the harness wants a version). Uninstall never deletes
+// a harness's shared configuration file, even one install created (another
+// tool may have written to it since); it leaves the skeleton. The one file
+// that is baton's alone, Copilot's .github/hooks/baton.json, is deleted when
+// nothing but the skeleton is left.
+
+// InstallScope is where a harness reads the hooks baton installs.
+type InstallScope string
+
+// The scopes.
+const (
+	// ScopeUser is the user's own configuration, under the home directory.
+	ScopeUser InstallScope = "user"
+	// ScopeProject is the project's, under its root directory.
+	ScopeProject InstallScope = "project"
+)
+
+// InstallOptions says whose configuration to edit, for which harness.
+type InstallOptions struct {
+	// Harness is the harness's name, one of InstallHarnesses.
+	Harness string
+	// Scope selects the user's or the project's configuration. Empty means
+	// the user's, or the project's for a harness with no user-level hooks
+	// file (copilot).
+	Scope InstallScope
+	// Binary is the absolute path of the baton binary the hooks run (only
+	// install needs it).
+	Binary string
+	// Home is the user's home directory. Codex's trust entries live under it
+	// in both scopes.
+	Home string
+	// Project is the project's root directory, for the project scope.
+	Project string
+	// Getenv reads the variables that move a harness's user directory
+	// (CLAUDE_CONFIG_DIR, CODEX_HOME) as the harness itself would; nil
+	// reads none.
+	Getenv func(string) string
+}
+
+// FileChange is one file an install or uninstall involves.
+type FileChange struct {
+	Path string
+	// Before is the file's content when planned; nil when there is no file.
+	Before []byte
+	// After is its content once applied; nil when the file is removed.
+	After []byte
+	// Backup is where Apply saved Before; empty until then, and when Apply
+	// did not change the file or there was none.
+	Backup string
+}
+
+// Changed reports whether applying c changes the file.
+func (c *FileChange) Changed() bool {
+	return (c.Before == nil) != (c.After == nil) || !bytes.Equal(c.Before, c.After)
+}
+
+// InstallPlan is what an install or uninstall writes, computed without
+// writing anything.
+type InstallPlan struct {
+	Harness string
+	Scope   InstallScope
+	// Changes lists every file of the harness's hooks, changed or not, in
+	// the order Apply writes them: for Codex, install trusts before it
+	// registers and uninstall unregisters before it distrusts, so that a
+	// failure half-way never leaves a hook Codex would silently skip.
+	Changes []FileChange
+}
+
+// InstallHarnesses lists the harnesses install knows.
+func InstallHarnesses() []string {
+	names := make([]string, len(installTable))
+	for i, h := range installTable {
+		names[i] = h.name
+	}
+	return names
+}
+
+// PlanInstall plans registering baton's hooks in the harness's
+// configuration. It returns an invalid error for an unknown harness or
+// scope, a relative or missing Binary, and a configuration file that is not
+// what the harness reads (not JSON, not an object where one is due); then
+// nothing is planned and the file is left as it is. A conflicting Codex
+// trust entry is a conflict error.
+func PlanInstall(o InstallOptions) (*InstallPlan, error) {
+	return plan(o, true)
+}
+
+// PlanUninstall plans removing what PlanInstall adds, with its errors.
+func PlanUninstall(o InstallOptions) (*InstallPlan, error) {
+	return plan(o, false)
+}
+
+func plan(o InstallOptions, install bool) (*InstallPlan, error) {
+	h, scope, err := resolveHarness(o)
+	if err != nil {
+		return nil, err
+	}
+	if install && !filepath.IsAbs(o.Binary) {
+		return nil, continuity.Invalid("binary", "must be an absolute path")
+	}
+	dir, err := h.configDir(o, scope)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, filepath.FromSlash(h.file))
+	before, err := readConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	var after []byte
+	if install {
+		after, err = h.install(path, before, o.Binary)
+	} else {
+		after, err = h.uninstall(path, before)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p := &InstallPlan{Harness: h.name, Scope: scope, Changes: []FileChange{{Path: path, Before: before, After: after}}}
+	if h.trustFile == "" {
+		return p, nil
+	}
+	userDir, err := h.configDir(o, ScopeUser)
+	if err != nil {
+		return nil, err
+	}
+	trust := FileChange{Path: filepath.Join(userDir, h.trustFile)}
+	if trust.Before, err = readConfig(trust.Path); err != nil {
+		return nil, err
+	}
+	if !install {
+		trust.After = removeTrust(trust.Before, path)
+		p.Changes = append(p.Changes, trust)
+		return p, nil
+	}
+	want, err := h.trustEntries(path, after)
+	if err != nil {
+		return nil, err
+	}
+	if trust.After, err = addTrust(trust.Path, trust.Before, path, want); err != nil {
+		return nil, err
+	}
+	p.Changes = append([]FileChange{trust}, p.Changes...)
+	return p, nil
+}
+
+// resolveHarness finds o's harness and its scope.
+func resolveHarness(o InstallOptions) (*installHarness, InstallScope, error) {
+	var h *installHarness
+	for _, c := range installTable {
+		if c.name == o.Harness {
+			h = c
+		}
+	}
+	if h == nil {
+		return nil, "", continuity.Invalid("harness", fmt.Sprintf("%q is not one of %s", o.Harness, strings.Join(InstallHarnesses(), ", ")))
+	}
+	switch o.Scope {
+	case "":
+		if h.userDir == "" {
+			return h, ScopeProject, nil
+		}
+		return h, ScopeUser, nil
+	case ScopeUser:
+		if h.userDir == "" {
+			return nil, "", continuity.Invalid("scope", fmt.Sprintf("%s reads hooks only from the project (%s): use the project scope", h.name, h.projectDir))
+		}
+		return h, ScopeUser, nil
+	case ScopeProject:
+		return h, ScopeProject, nil
+	}
+	return nil, "", continuity.Invalid("scope", fmt.Sprintf("%q is neither %s nor %s", o.Scope, ScopeUser, ScopeProject))
+}
+
+// configDir is the directory holding h's files in scope.
+func (h *installHarness) configDir(o InstallOptions, scope InstallScope) (string, error) {
+	if scope == ScopeProject {
+		if o.Project == "" {
+			return "", continuity.Invalid("project", "the project scope needs the project's directory")
+		}
+		return filepath.Abs(filepath.Join(o.Project, filepath.FromSlash(h.projectDir)))
+	}
+	if h.dirEnv != "" && o.Getenv != nil {
+		if dir := o.Getenv(h.dirEnv); dir != "" {
+			return filepath.Abs(dir)
+		}
+	}
+	if o.Home == "" {
+		return "", continuity.Invalid("home", "the user's home directory is unknown")
+	}
+	return filepath.Abs(filepath.Join(o.Home, filepath.FromSlash(h.userDir)))
+}
+
+// readConfig reads a configuration file; nil, with no error, when there is
+// none.
+func readConfig(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("hook: install: read %s: %w", path, err)
+	case b == nil:
+		b = []byte{}
+	}
+	return b, nil
+}
+
+// malformed is the error for a configuration baton will not edit.
+func malformed(format string, args ...any) error {
+	return &continuity.Error{Code: continuity.CodeInvalid,
+		Message: fmt.Sprintf(format, args...) + "; baton left it untouched", Err: errMalformed}
+}
+
+// errMalformed is the cause of every malformed error.
+var errMalformed = errors.New("malformed configuration")
+
+// open parses a configuration: the skeleton when there is no file (or only
+// whitespace), which must hold an object.
+func (h *installHarness) open(path string, src []byte) (*jsonDoc, error) {
+	if len(bytes.TrimSpace(src)) == 0 {
+		src = []byte(h.skeleton)
+	}
+	d, err := parseJSONDoc(path, src)
+	if err != nil {
+		return nil, err
+	}
+	if d.root.delim != '{' {
+		return nil, malformed("%s does not hold a JSON object", path)
+	}
+	return d, nil
+}
+
+// locate returns d's "hooks" object and ev's list in it, each nil when
+// absent.
+func (h *installHarness) locate(d *jsonDoc, ev installEvent) (hooks, list *jsonNode, err error) {
+	if hooks, _ = d.member(d.root, "hooks"); hooks == nil {
+		return nil, nil, nil
+	}
+	if hooks.delim != '{' {
+		return nil, nil, malformed(`%s: "hooks" is not an object`, d.name)
+	}
+	if list, _ = d.member(hooks, ev.name); list != nil && list.delim != '[' {
+		return nil, nil, malformed(`%s: "hooks.%s" is not a list`, d.name, ev.name)
+	}
+	return hooks, list, nil
+}
+
+// mine lists the indices of baton's entries for ev in list.
+func (h *installHarness) mine(d *jsonDoc, list *jsonNode, ev installEvent) []int {
+	var idx []int
+	for i, item := range list.items {
+		if h.isMine(d, item, ev) {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+func (h *installHarness) isMine(d *jsonDoc, entry *jsonNode, ev installEvent) bool {
+	handler := entry
+	if h.nested {
+		if entry.delim != '{' {
+			return false
+		}
+		hs, _ := d.member(entry, "hooks")
+		if hs == nil || hs.delim != '[' || len(hs.items) != 1 {
+			return false
+		}
+		handler = hs.items[0]
+	}
+	if handler.delim != '{' {
+		return false
+	}
+	cmd, _ := d.member(handler, h.commandKey())
+	return cmd != nil && cmd.isStr && strings.HasSuffix(cmd.str, h.commandTail(ev.kind))
+}
+
+// commandKey is the handler field holding the command baton recognizes.
+func (h *installHarness) commandKey() string {
+	for _, f := range h.handler {
+		if f.kind == fieldCommand {
+			return f.key
+		}
+	}
+	panic("hook: install: " + h.name + " has no command field")
+}
+
+// commandTail is what every command baton registers for kind ends with.
+func (h *installHarness) commandTail(kind string) string {
+	return " hook " + kind + " --harness " + h.name
+}
+
+// entry is what install writes into ev's list.
+func (h *installHarness) entry(ev installEvent, binary string) any {
+	handler := make(jsonObj, 0, len(h.handler))
+	for _, f := range h.handler {
+		var v any
+		switch f.kind {
+		case fieldLiteral:
+			v = f.literal
+		case fieldLabel:
+			v = "baton-" + ev.kind
+		case fieldCommand:
+			v = quotePath(binary, f.quote) + h.commandTail(ev.kind)
+		case fieldTimeout:
+			v = int(math.Ceil(float64(installTimeouts[ev.kind]) / float64(f.unit)))
+		}
+		handler = append(handler, jsonKV{f.key, v})
+	}
+	if !h.nested {
+		return handler
+	}
+	group := jsonObj{}
+	if ev.matcher != "" {
+		group = append(group, jsonKV{"matcher", ev.matcher})
+	}
+	return append(group, jsonKV{"hooks", []any{handler}})
+}
+
+// install returns src with baton's entries in place.
+func (h *installHarness) install(path string, src []byte, binary string) ([]byte, error) {
+	d, err := h.open(path, src)
+	if err != nil {
+		return nil, err
+	}
+	for _, ev := range h.events {
+		want := h.entry(ev, binary)
+		hooks, list, err := h.locate(d, ev)
+		switch {
+		case err != nil:
+			return nil, err
+		case hooks == nil:
+			err = d.insertLast(d.root, "hooks", jsonObj{{ev.name, []any{want}}})
+		case list == nil:
+			err = d.insertLast(hooks, ev.name, []any{want})
+		default:
+			err = h.place(d, ev, want)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return d.src, nil
+}
+
+// place makes baton's first entry in ev's list equal want (appending it when
+// there is none) and removes any other.
+func (h *installHarness) place(d *jsonDoc, ev installEvent, want any) error {
+	_, list, _ := h.locate(d, ev)
+	mine := h.mine(d, list, ev)
+	switch {
+	case len(mine) == 0:
+		return d.insertLast(list, "", want)
+	case !d.equal(list.items[mine[0]], want):
+		if err := d.replaceItem(list, mine[0], want); err != nil {
+			return err
+		}
+	}
+	_, err := h.removeMine(d, ev, 1)
+	return err
+}
+
+// removeMine removes baton's entries for ev after the first keep, the last
+// first, and returns how many it removed.
+func (h *installHarness) removeMine(d *jsonDoc, ev installEvent, keep int) (int, error) {
+	for n := 0; ; n++ {
+		_, list, err := h.locate(d, ev)
+		if err != nil || list == nil {
+			return n, err
+		}
+		mine := h.mine(d, list, ev)
+		if len(mine) <= keep {
+			return n, nil
+		}
+		if err := d.removeItem(list, mine[len(mine)-1]); err != nil {
+			return n, err
+		}
+	}
+}
+
+// uninstall returns src without baton's entries, and nil to delete a file of
+// baton's own that only its skeleton is left in.
+func (h *installHarness) uninstall(path string, src []byte) ([]byte, error) {
+	if len(bytes.TrimSpace(src)) == 0 {
+		return src, nil
+	}
+	d, err := h.open(path, src)
+	if err != nil {
+		return nil, err
+	}
+	removed, pruned := false, false
+	for _, ev := range h.events {
+		n, err := h.removeMine(d, ev, 0)
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			continue
+		}
+		removed = true
+		if hooks, list, _ := h.locate(d, ev); len(list.items) == 0 {
+			_, i := d.member(hooks, ev.name)
+			if err := d.removeItem(hooks, i); err != nil {
+				return nil, err
+			}
+			pruned = true
+		}
+	}
+	if hooks, i := d.member(d.root, "hooks"); pruned && len(hooks.items) == 0 {
+		if err := d.removeItem(d.root, i); err != nil {
+			return nil, err
+		}
+	}
+	if removed && h.ownFile && jsonEqual(d.src, []byte(h.skeleton)) {
+		return nil, nil
+	}
+	return d.src, nil
+}
+
+// Changed reports whether applying p changes any file.
+func (p *InstallPlan) Changed() bool {
+	for i := range p.Changes {
+		if p.Changes[i].Changed() {
+			return true
+		}
+	}
+	return false
+}
+
+// Apply writes p's changed files in order. Each file that exists is first
+// copied to PATH.baton-backup-<now, UTC>, then replaced atomically (a
+// temporary file in the same directory, renamed over it) keeping its
+// permissions; a new file is created 0644 with its directory. A file that
+// no longer holds what p was planned from is not touched: Apply stops with
+// a conflict error, and the plan must be made again.
+func (p *InstallPlan) Apply(now time.Time) error {
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if !c.Changed() {
+			continue
+		}
+		if err := c.apply(now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *FileChange) apply(now time.Time) error {
+	current, err := readConfig(c.Path)
+	if err != nil {
+		return err
+	}
+	if (current == nil) != (c.Before == nil) || !bytes.Equal(current, c.Before) {
+		return continuity.Errorf(continuity.CodeConflict, "%s changed since baton read it; nothing written to it, run the command again", c.Path)
+	}
+	perm := fs.FileMode(0o644)
+	if c.Before != nil {
+		info, err := os.Stat(c.Path)
+		if err != nil {
+			return fmt.Errorf("hook: install: %w", err)
+		}
+		perm = info.Mode().Perm()
+		if c.Backup, err = backup(c.Path, c.Before, perm, now); err != nil {
+			return err
+		}
+	}
+	if c.After == nil {
+		if err := os.Remove(c.Path); err != nil {
+			return fmt.Errorf("hook: install: %w", err)
+		}
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
+		return fmt.Errorf("hook: install: %w", err)
+	}
+	if err := bottle.WriteFileAtomic(c.Path, c.After, perm); err != nil {
+		return fmt.Errorf("hook: install: %w", err)
+	}
+	return nil
+}
+
+// backup writes data to a new file beside path, named for now (a second
+// backup within the same second gets a counter), and returns its path. It
+// never overwrites a file.
+func backup(path string, data []byte, perm fs.FileMode, now time.Time) (string, error) {
+	base := path + ".baton-backup-" + now.UTC().Format("20060102T150405Z")
+	for n := 1; ; n++ {
+		name := base
+		if n > 1 {
+			name = fmt.Sprintf("%s-%d", base, n)
+		}
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("hook: install: backup: %w", err)
+		}
+		_, err = f.Write(data)
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			_ = os.Remove(name)
+			return "", fmt.Errorf("hook: install: backup: %w", err)
+		}
+		return name, nil
+	}
+}
+
+// Diff writes p's changes as unified diffs, one per changed file (a new
+// file is diffed against /dev/null, a removed one to it). It writes nothing
+// when nothing changes.
+func (p *InstallPlan) Diff(w io.Writer) error {
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if !c.Changed() {
+			continue
+		}
+		from, to := c.Path, c.Path
+		if c.Before == nil {
+			from = "/dev/null"
+		}
+		if c.After == nil {
+			to = "/dev/null"
+		}
+		if _, err := io.WriteString(w, unifiedDiff(from, to, string(c.Before), string(c.After))); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,50 @@
+package hook
+
+import (
+	"runtime"
+	"strings"
+)
+
+// quoteStyle is the shell a harness hands a hook's command line to.
+type quoteStyle int
+
+const (
+	// quoteShell is the platform's: POSIX sh on Unix; on Windows the harness
+	// may use cmd.exe or Git Bash, so the path is always double-quoted
+	// (which both read, and which keeps Git Bash from eating backslashes).
+	quoteShell quoteStyle = iota
+	quotePOSIX
+	quoteWindows
+	quotePowerShell
+)
+
+// quotePath quotes path as the first word of a command line in style s.
+func quotePath(path string, s quoteStyle) string {
+	if s == quoteShell {
+		s = quotePOSIX
+		if runtime.GOOS == "windows" {
+			s = quoteWindows
+		}
+	}
+	switch s {
+	case quoteWindows:
+		return `"` + path + `"` // Windows paths cannot contain '"'
+	case quotePowerShell:
+		if plainPath(path) {
+			return path
+		}
+		// A quoted string is a value to PowerShell; & runs it.
+		return "& '" + strings.ReplaceAll(path, "'", "''") + "'"
+	default:
+		if plainPath(path) {
+			return path
+		}
+		return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
+	}
+}
+
+// plainPath reports whether path needs no quoting in any of the shells: it
+// holds only letters, digits and characters none of them treat specially.
+func plainPath(path string) bool {
+	return path != "" && strings.Trim(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:+-") == ""
+}

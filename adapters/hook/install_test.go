@@ -1,0 +1,561 @@
+package hook
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/batonhq/baton/continuity"
+)
+
+var updateInstall = flag.Bool("update-install", false, "rewrite testdata/install/*.golden")
+
+// installNow is the time the tests' backups are named for.
+var installNow = time.Date(2026, 11, 30, 1, 18, 58, 0, time.UTC)
+
+// testBinary is the baton binary the tests install: a path with a space.
+const testBinary = "/opt/baton tools/bin/baton"
+
+// installCase is a harness's configuration laid out under a temporary root
+// (home/ is the user's home, project/ the project): each file is a fixture
+// from testdata/install, or absent.
+type installCase struct {
+	name    string
+	harness string
+	scope   InstallScope
+	files   map[string]string // path under the root → fixture name, "" for none
+	// left is what uninstall leaves of a file that did not exist: its
+	// content, or "" for no file.
+	left map[string]string
+}
+
+var installCases = []installCase{
+	{name: "claude-code-user", harness: "claude-code",
+		files: map[string]string{"home/.claude/settings.json": "claude-settings.json"}},
+	{name: "claude-code-project", harness: "claude-code", scope: ScopeProject,
+		files: map[string]string{"project/.claude/settings.json": "codex-hooks.json"}},
+	{name: "claude-code-compact", harness: "claude-code",
+		files: map[string]string{"home/.claude/settings.json": "claude-compact.json"}},
+	{name: "claude-code-new", harness: "claude-code",
+		files: map[string]string{"home/.claude/settings.json": ""},
+		left:  map[string]string{"home/.claude/settings.json": "{}\n"}},
+	{name: "codex-user", harness: "codex",
+		files: map[string]string{"home/.codex/hooks.json": "codex-hooks.json", "home/.codex/config.toml": "codex-config.toml"}},
+	{name: "codex-project", harness: "codex", scope: ScopeProject,
+		files: map[string]string{"project/.codex/hooks.json": "", "home/.codex/config.toml": "codex-config.toml"},
+		left:  map[string]string{"project/.codex/hooks.json": "{}\n"}},
+	{name: "codex-new", harness: "codex",
+		files: map[string]string{"home/.codex/hooks.json": "", "home/.codex/config.toml": ""},
+		left:  map[string]string{"home/.codex/hooks.json": "{}\n", "home/.codex/config.toml": ""}},
+	{name: "gemini-user", harness: "gemini",
+		files: map[string]string{"home/.gemini/settings.json": "gemini-settings.json"}},
+	{name: "copilot-new", harness: "copilot",
+		files: map[string]string{"project/.github/hooks/baton.json": ""}},
+	{name: "cursor-user", harness: "cursor",
+		files: map[string]string{"home/.cursor/hooks.json": "cursor-hooks.json"}},
+}
+
+// setup lays c's files out under a new root and returns the root and the
+// options naming it.
+func (c installCase) setup(t *testing.T) (string, InstallOptions) {
+	t.Helper()
+	root := t.TempDir()
+	for rel, fixture := range c.files {
+		if fixture == "" {
+			continue
+		}
+		writeFile(t, filepath.Join(root, rel), readFixture(t, fixture))
+	}
+	return root, InstallOptions{Harness: c.harness, Scope: c.scope, Binary: testBinary,
+		Home: filepath.Join(root, "home"), Project: filepath.Join(root, "project")}
+}
+
+func readFixture(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "install", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// snapshot reads every file under root.
+func snapshot(t *testing.T, root string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		files[path] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func sameFiles(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || v != w {
+			return false
+		}
+	}
+	return true
+}
+
+// golden compares got with testdata/install/name. The goldens hold POSIX
+// quoting and paths; on Windows, where commands are quoted for cmd.exe, the
+// round trip is checked without them.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		return
+	}
+	path := filepath.Join("testdata", "install", name)
+	if *updateInstall {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run %s -update-install)", err, t.Name())
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from what was made:\n%s", path, got)
+	}
+}
+
+func mustPlan(t *testing.T, plan func(InstallOptions) (*InstallPlan, error), o InstallOptions) *InstallPlan {
+	t.Helper()
+	p, err := plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestInstallRoundTrip installs into each real configuration and uninstalls
+// again: the dry run writes nothing and prints the golden diff; install
+// backs up what it changes; a second install changes nothing; uninstall
+// gives back every file byte for byte (key order, layout and all), and a
+// file install created holds the skeleton, or is gone when it is baton's.
+func TestInstallRoundTrip(t *testing.T) {
+	for _, c := range installCases {
+		t.Run(c.name, func(t *testing.T) {
+			root, o := c.setup(t)
+			before := snapshot(t, root)
+
+			p := mustPlan(t, PlanInstall, o)
+			var diff bytes.Buffer
+			if err := p.Diff(&diff); err != nil {
+				t.Fatal(err)
+			}
+			if now := snapshot(t, root); !sameFiles(before, now) {
+				t.Fatal("planning and the dry run's diff wrote files")
+			}
+			golden(t, c.name+".diff.golden", strings.ReplaceAll(diff.String(), root, "$ROOT"))
+
+			if err := p.Apply(installNow); err != nil {
+				t.Fatal(err)
+			}
+			for _, ch := range p.Changes {
+				if !ch.Changed() {
+					continue
+				}
+				if ch.Before == nil {
+					if ch.Backup != "" {
+						t.Errorf("%s: a backup %s of no file", ch.Path, ch.Backup)
+					}
+					continue
+				}
+				if got, err := os.ReadFile(ch.Backup); err != nil || !bytes.Equal(got, ch.Before) {
+					t.Errorf("%s: backup %s does not hold the file as it was (%v)", ch.Path, ch.Backup, err)
+				}
+				if want := ch.Path + ".baton-backup-20261130T011858Z"; ch.Backup != want {
+					t.Errorf("backup = %s, want %s", ch.Backup, want)
+				}
+			}
+			installed := snapshot(t, root)
+
+			if again := mustPlan(t, PlanInstall, o); again.Changed() {
+				var d bytes.Buffer
+				_ = again.Diff(&d)
+				t.Fatalf("a second install changes:\n%s", d.String())
+			}
+
+			u := mustPlan(t, PlanUninstall, o)
+			var udiff bytes.Buffer
+			_ = u.Diff(&udiff)
+			if now := snapshot(t, root); !sameFiles(installed, now) {
+				t.Fatal("planning the uninstall wrote files")
+			}
+			if err := u.Apply(installNow.Add(time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			for rel, fixture := range c.files {
+				path := filepath.Join(root, rel)
+				got, err := os.ReadFile(path)
+				want, exists := before[path]
+				if fixture == "" {
+					want, exists = c.left[rel]
+				}
+				switch {
+				case !exists && !errors.Is(err, fs.ErrNotExist):
+					t.Errorf("%s: still there after uninstall (%v)", rel, err)
+				case exists && err != nil:
+					t.Errorf("%s: %v", rel, err)
+				case exists && string(got) != want:
+					t.Errorf("%s after install and uninstall:\n%s\nwant:\n%s\nuninstall's diff:\n%s", rel, got, want, udiff.String())
+				}
+			}
+			if again := mustPlan(t, PlanUninstall, o); again.Changed() {
+				t.Error("a second uninstall changes")
+			}
+		})
+	}
+}
+
+// TestInstallCRLF keeps a Windows file's line endings, in what install adds
+// too.
+func TestInstallCRLF(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, ".claude", "settings.json")
+	orig := bytes.ReplaceAll(readFixture(t, "claude-settings.json"), []byte("\n"), []byte("\r\n"))
+	writeFile(t, path, orig)
+	o := InstallOptions{Harness: "claude-code", Binary: testBinary, Home: root}
+	p := mustPlan(t, PlanInstall, o)
+	after := p.Changes[0].After
+	if n, crlf := bytes.Count(after, []byte("\n")), bytes.Count(after, []byte("\r\n")); n != crlf {
+		t.Errorf("%d of %d line endings are CRLF after install", crlf, n)
+	}
+	if err := p.Apply(installNow); err != nil {
+		t.Fatal(err)
+	}
+	if err := mustPlan(t, PlanUninstall, o).Apply(installNow); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, orig) {
+		t.Errorf("after install and uninstall:\n%q\nwant\n%q", got, orig)
+	}
+}
+
+// TestInstallReplacesItsOwnEntries: a moved binary or a changed timeout
+// replaces baton's entry where it is (Codex's trust follows), a duplicate is
+// dropped, and uninstall still gives back the original.
+func TestInstallReplacesItsOwnEntries(t *testing.T) {
+	c := installCases[4] // codex-user
+	root, o := c.setup(t)
+	hooksPath := filepath.Join(root, "home", ".codex", "hooks.json")
+	tomlPath := filepath.Join(root, "home", ".codex", "config.toml")
+	orig := snapshot(t, root)
+
+	if err := mustPlan(t, PlanInstall, o).Apply(installNow); err != nil {
+		t.Fatal(err)
+	}
+	first := snapshot(t, root)
+	// A stale duplicate of baton's Stop entry, from another binary, at the end.
+	doc, err := parseJSONDoc(hooksPath, []byte(first[hooksPath]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := installTable[1]
+	stop := h.events[2]
+	_, list, _ := h.locate(doc, stop)
+	if err := doc.insertLast(list, "", h.entry(stop, "/old/baton")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, hooksPath, doc.src)
+
+	o.Binary = "/usr/local/bin/baton"
+	p := mustPlan(t, PlanInstall, o)
+	if err := p.Apply(installNow.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	moved := snapshot(t, root)
+	if strings.Contains(moved[hooksPath], testBinary) || strings.Contains(moved[hooksPath], "/old/baton") {
+		t.Errorf("the old binaries are still registered:\n%s", moved[hooksPath])
+	}
+	if n := strings.Count(moved[hooksPath], "/usr/local/bin/baton hook"); n != len(h.events) {
+		t.Errorf("%d entries run the new binary, want %d", n, len(h.events))
+	}
+	if strings.Count(moved[tomlPath], trustMarker) != len(h.events) || moved[tomlPath] == first[tomlPath] {
+		t.Errorf("config.toml does not trust exactly the new entries:\n%s", moved[tomlPath])
+	}
+	// The entries kept their positions: same keys, new hashes.
+	if got, want := trustKeys(moved[tomlPath]), trustKeys(first[tomlPath]); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("trust keys moved: %v, were %v", got, want)
+	}
+
+	if err := mustPlan(t, PlanUninstall, o).Apply(installNow.Add(2 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{hooksPath, tomlPath} {
+		if got, _ := os.ReadFile(path); string(got) != orig[path] {
+			t.Errorf("%s after uninstall:\n%s\nwant\n%s", path, got, orig[path])
+		}
+	}
+}
+
+func trustKeys(toml string) []string {
+	var keys []string
+	for _, s := range scanTrust(textLines(toml)) {
+		if s.mine {
+			keys = append(keys, s.entry.key)
+		}
+	}
+	return keys
+}
+
+// TestInstallRefusesMalformed: a file the harness could not read either is
+// refused with an invalid error naming it, by install and uninstall alike,
+// and nothing is planned.
+func TestInstallRefusesMalformed(t *testing.T) {
+	tests := []struct {
+		name, content, msg string
+	}{
+		{"truncated", `{"hooks": {"Stop": [`, "is not valid JSON (line 1, column 21"},
+		{"comment", "// mine\n{}", "is not valid JSON (line 1, column 1"},
+		{"byte order mark", "\ufeff{}", "is not valid JSON"},
+		{"trailing garbage", "{}\n}", "is not valid JSON (line 2, column 1"},
+		{"top level is a list", "[]", "does not hold a JSON object"},
+		{"hooks is a list", `{"hooks": []}`, `"hooks" is not an object`},
+		{"an event is an object", `{"hooks": {"Stop": {}}}`, `"hooks.Stop" is not a list`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			path := filepath.Join(root, ".claude", "settings.json")
+			writeFile(t, path, []byte(tt.content))
+			o := InstallOptions{Harness: "claude-code", Binary: testBinary, Home: root}
+			for name, plan := range map[string]func(InstallOptions) (*InstallPlan, error){"install": PlanInstall, "uninstall": PlanUninstall} {
+				p, err := plan(o)
+				if p != nil || continuity.ErrorCode(err) != continuity.CodeInvalid || !errors.Is(err, errMalformed) {
+					t.Fatalf("%s: %v, %v; want an invalid error", name, p, err)
+				}
+				if msg := err.Error(); !strings.Contains(msg, path) || !strings.Contains(msg, tt.msg) || !strings.Contains(msg, "untouched") {
+					t.Errorf("%s: error %q does not name the file and %q", name, msg, tt.msg)
+				}
+			}
+			if got, _ := os.ReadFile(path); string(got) != tt.content {
+				t.Error("the file changed")
+			}
+		})
+	}
+}
+
+// TestInstallOptionsRefused: what install cannot act on is an invalid error
+// naming the option.
+func TestInstallOptionsRefused(t *testing.T) {
+	home := t.TempDir()
+	tests := []struct {
+		name  string
+		o     InstallOptions
+		field string
+	}{
+		{"unknown harness", InstallOptions{Harness: "vim", Binary: testBinary, Home: home}, "harness"},
+		{"unknown scope", InstallOptions{Harness: "codex", Scope: "system", Binary: testBinary, Home: home}, "scope"},
+		{"copilot has no user scope", InstallOptions{Harness: "copilot", Scope: ScopeUser, Binary: testBinary, Home: home}, "scope"},
+		{"relative binary", InstallOptions{Harness: "codex", Binary: "bin/baton", Home: home}, "binary"},
+		{"no binary", InstallOptions{Harness: "codex", Home: home}, "binary"},
+		{"no home", InstallOptions{Harness: "gemini", Binary: testBinary}, "home"},
+		{"no project", InstallOptions{Harness: "gemini", Scope: ScopeProject, Binary: testBinary, Home: home}, "project"},
+		{"codex project trust needs the home", InstallOptions{Harness: "codex", Scope: ScopeProject, Binary: testBinary, Project: home}, "home"},
+	}
+	for _, tt := range tests {
+		_, err := PlanInstall(tt.o)
+		if continuity.ErrorCode(err) != continuity.CodeInvalid || continuity.ErrorFields(err)[tt.field] == "" {
+			t.Errorf("%s: %v; want invalid naming %s", tt.name, err, tt.field)
+		}
+	}
+	if entries, _ := os.ReadDir(home); len(entries) != 0 {
+		t.Error("a refused install wrote files")
+	}
+}
+
+// TestInstallHarnessDirVariables: CODEX_HOME and CLAUDE_CONFIG_DIR move the
+// user's files, as they move the harnesses'.
+func TestInstallHarnessDirVariables(t *testing.T) {
+	root := t.TempDir()
+	env := map[string]string{"CODEX_HOME": filepath.Join(root, "codex-home"), "CLAUDE_CONFIG_DIR": filepath.Join(root, "claude-dir")}
+	for harness, want := range map[string][]string{
+		"codex":       {filepath.Join(root, "codex-home", "config.toml"), filepath.Join(root, "codex-home", "hooks.json")},
+		"claude-code": {filepath.Join(root, "claude-dir", "settings.json")},
+	} {
+		p := mustPlan(t, PlanInstall, InstallOptions{Harness: harness, Binary: testBinary, Home: filepath.Join(root, "home"), Getenv: func(k string) string { return env[k] }})
+		var got []string
+		for _, c := range p.Changes {
+			got = append(got, c.Path)
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s writes %v, want %v", harness, got, want)
+		}
+	}
+}
+
+// TestApplyRefusesAChangedFile: a file edited between plan and apply is
+// left as it now is.
+func TestApplyRefusesAChangedFile(t *testing.T) {
+	c := installCases[0]
+	root, o := c.setup(t)
+	p := mustPlan(t, PlanInstall, o)
+	path := filepath.Join(root, "home", ".claude", "settings.json")
+	writeFile(t, path, []byte(`{"model": "edited meanwhile"}`))
+	if err := p.Apply(installNow); continuity.ErrorCode(err) != continuity.CodeConflict {
+		t.Fatalf("Apply = %v, want a conflict", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != `{"model": "edited meanwhile"}` {
+		t.Errorf("the file was overwritten: %s", got)
+	}
+	if _, err := os.Stat(path + ".baton-backup-20261130T011858Z"); !errors.Is(err, fs.ErrNotExist) {
+		t.Error("a backup was written for a change that was not made")
+	}
+}
+
+// TestBackupNeverOverwrites: two backups within a second keep both.
+func TestBackupNeverOverwrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	a, err := backup(path, []byte("one"), 0o600, installNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := backup(path, []byte("two"), 0o600, installNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a == b || b != a+"-2" {
+		t.Fatalf("backups %s and %s", a, b)
+	}
+	for name, want := range map[string]string{a: "one", b: "two"} {
+		if got, _ := os.ReadFile(name); string(got) != want {
+			t.Errorf("%s holds %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestCopilotKeepsOthersEntries: baton.json is deleted by uninstall only
+// when nothing but baton's entries was in it.
+func TestCopilotKeepsOthersEntries(t *testing.T) {
+	root := t.TempDir()
+	o := InstallOptions{Harness: "copilot", Binary: testBinary, Project: root}
+	if err := mustPlan(t, PlanInstall, o).Apply(installNow); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(root, ".github", "hooks", "baton.json")
+	data, _ := os.ReadFile(path)
+	doc, err := parseJSONDoc(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks, _ := doc.member(doc.root, "hooks")
+	if err := doc.insertLast(hooks, "errorOccurred", []any{jsonObj{{"type", "command"}, {"bash", "./log.sh"}}}); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, doc.src)
+	if err := mustPlan(t, PlanUninstall, o).Apply(installNow); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"version\": 1,\n  \"hooks\": {\n    \"errorOccurred\": [\n      {\n        \"type\": \"command\",\n        \"bash\": \"./log.sh\"\n      }\n    ]\n  }\n}\n"
+	if string(got) != want {
+		t.Errorf("after uninstall:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestInstalledCommands: each harness runs `<binary> hook KIND --harness
+// NAME` for the five kinds, quoted for its shell, with its timeout in its
+// unit.
+func TestInstalledCommands(t *testing.T) {
+	timeouts := map[string]map[string]int{ // harness → kind → timeout
+		"claude-code": {"start": 10, "prompt": 5, "stop": 30, "precompact": 30, "end": 2},
+		"codex":       {"start": 10, "prompt": 5, "stop": 30, "precompact": 30, "end": 2},
+		"gemini":      {"start": 10000, "prompt": 5000, "stop": 30000, "precompact": 30000, "end": 1500},
+		"copilot":     {"start": 10, "prompt": 5, "stop": 30, "precompact": 30, "end": 2},
+		"cursor":      {"start": 10, "prompt": 5, "stop": 30, "precompact": 30, "end": 2},
+	}
+	for _, h := range installTable {
+		var kinds []string
+		for _, ev := range h.events {
+			kinds = append(kinds, ev.kind)
+			handler := h.entry(ev, "/opt/it's here/baton").(jsonObj)
+			if h.nested {
+				handler = objField(handler, "hooks").([]any)[0].(jsonObj)
+			}
+			tail := " hook " + ev.kind + " --harness " + h.name
+			for _, f := range h.handler {
+				switch got := objField(handler, f.key); f.kind {
+				case fieldCommand:
+					if want := quotePath("/opt/it's here/baton", f.quote) + tail; got != want {
+						t.Errorf("%s %s: %s = %v, want %s", h.name, ev.kind, f.key, got, want)
+					}
+				case fieldTimeout:
+					if want := timeouts[h.name][ev.kind]; got != want {
+						t.Errorf("%s %s: %s = %v, want %d", h.name, ev.kind, f.key, got, want)
+					}
+				}
+			}
+		}
+		if got := strings.Join(kinds, " "); got != "start prompt stop precompact end" {
+			t.Errorf("%s registers %s", h.name, got)
+		}
+	}
+}
+
+func objField(o jsonObj, key string) any {
+	for _, kv := range o {
+		if kv.key == key {
+			return kv.val
+		}
+	}
+	return nil
+}
+
+// TestQuotePath quotes for each shell; a plain path is left bare.
+func TestQuotePath(t *testing.T) {
+	tests := []struct {
+		path  string
+		style quoteStyle
+		want  string
+	}{
+		{"/usr/local/bin/baton", quotePOSIX, "/usr/local/bin/baton"},
+		{"/opt/baton tools/baton", quotePOSIX, "'/opt/baton tools/baton'"},
+		{"/home/o'neil/bin/baton", quotePOSIX, `'/home/o'\''neil/bin/baton'`},
+		{"/tmp/$HOME/baton", quotePOSIX, "'/tmp/$HOME/baton'"},
+		{`C:\Program Files\baton\baton.exe`, quoteWindows, `"C:\Program Files\baton\baton.exe"`},
+		{`C:\baton\baton.exe`, quoteWindows, `"C:\baton\baton.exe"`},
+		{"/usr/local/bin/baton", quotePowerShell, "/usr/local/bin/baton"},
+		{`C:\Users\o'neil\baton.exe`, quotePowerShell, `& 'C:\Users\o''neil\baton.exe'`},
+	}
+	for _, tt := range tests {
+		if got := quotePath(tt.path, tt.style); got != tt.want {
+			t.Errorf("quotePath(%q, %d) = %s, want %s", tt.path, tt.style, got, tt.want)
+		}
+	}
+}

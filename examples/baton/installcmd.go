@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/batonhq/baton/adapters/hook"
+	"github.com/batonhq/baton/continuity/workdir"
+)
+
+// HookConfigFlags are the flags install and uninstall share (exported, so
+// kong can set them through the embedding).
+type HookConfigFlags struct {
+	Harness string `required:"" placeholder:"NAME" help:"The harness whose configuration to edit (the harnesses are listed below)."`
+	Scope   string `placeholder:"user|project" help:"The user's configuration (the default) or the project's: the git top level of the working directory, else the directory itself. A harness that reads hooks only from the project defaults to it."`
+	DryRun  bool   `help:"Print the changes as a unified diff and write nothing."`
+}
+
+// InstallCmd registers baton's hooks in a harness's configuration.
+type InstallCmd struct {
+	HookConfigFlags `embed:""`
+	// Binary overrides the program the hooks run, for a packager that wants
+	// a stable symlink rather than the versioned file it points to.
+	Binary string `hidden:"" type:"path" help:"The program the hooks run (default: this binary, symlinks resolved)."`
+}
+
+// UninstallCmd removes what InstallCmd registered.
+type UninstallCmd struct {
+	HookConfigFlags `embed:""`
+}
+
+// Help lists the harnesses and what install writes for each.
+func (InstallCmd) Help() string { return hookConfigHelp("Registers") }
+
+// Help lists the harnesses and what uninstall edits for each.
+func (UninstallCmd) Help() string { return hookConfigHelp("Removes") }
+
+func hookConfigHelp(verb string) string {
+	return verb + " `<this binary> hook EVENT --harness NAME` for the events baton handles " +
+		"(session start, prompt, stop, pre-compaction, session end) in the harness's own configuration. " +
+		"Every file changed is backed up first as FILE.baton-backup-<UTC time>; other entries and keys keep their order. " +
+		"Harnesses: " + strings.Join(hook.InstallHarnesses(), ", ") + "."
+}
+
+// Run plans the install and shows or applies it.
+func (c *InstallCmd) Run(env *Env) error {
+	binary, err := hookBinary(c.Binary)
+	if err != nil {
+		return err
+	}
+	if tmp := os.TempDir(); c.Binary == "" && strings.HasPrefix(binary, tmp) && strings.Contains(binary, "go-build") {
+		fmt.Fprintf(env.Stderr, "baton: warning: %s is a temporary build (go run?) and will vanish; the hooks need an installed baton (go install, or go build -o)\n", binary)
+	}
+	o := c.options(env)
+	o.Binary = binary
+	p, err := hook.PlanInstall(o)
+	if err != nil {
+		return fmt.Errorf("install: %w", err)
+	}
+	return c.finish(env, p, "install")
+}
+
+// Run plans the uninstall and shows or applies it.
+func (c *UninstallCmd) Run(env *Env) error {
+	p, err := hook.PlanUninstall(c.options(env))
+	if err != nil {
+		return fmt.Errorf("uninstall: %w", err)
+	}
+	return c.finish(env, p, "uninstall")
+}
+
+// options reads the user's home and the project's root for the plan. The
+// home is the platform's, not BATON_HOME: the harnesses' files are there.
+// Without one, the plan's error names it.
+func (f *HookConfigFlags) options(env *Env) hook.InstallOptions {
+	home, _ := os.UserHomeDir()
+	return hook.InstallOptions{Harness: f.Harness, Scope: hook.InstallScope(f.Scope), Getenv: os.Getenv,
+		Home: home, Project: workdir.TopLevel(env.Dir)}
+}
+
+// finish prints the plan's diff on a dry run, else applies it and says
+// what it wrote.
+func (f *HookConfigFlags) finish(env *Env, p *hook.InstallPlan, verb string) error {
+	if f.DryRun {
+		var diff bytes.Buffer
+		if err := p.Diff(&diff); err != nil {
+			return err
+		}
+		if !p.Changed() {
+			fmt.Fprintf(env.Stderr, "baton: %s: nothing to change\n", verb)
+		}
+		_, err := env.Stdout.Write(diff.Bytes())
+		return err
+	}
+	if err := p.Apply(time.Now()); err != nil {
+		return fmt.Errorf("%s: %w", verb, err)
+	}
+	for _, c := range p.Changes {
+		switch {
+		case !c.Changed():
+			fmt.Fprintf(env.Stdout, "unchanged %s\n", c.Path)
+		case c.Before == nil:
+			fmt.Fprintf(env.Stdout, "created %s\n", c.Path)
+		case c.After == nil:
+			fmt.Fprintf(env.Stdout, "removed %s (backup %s)\n", c.Path, c.Backup)
+		default:
+			fmt.Fprintf(env.Stdout, "updated %s (backup %s)\n", c.Path, c.Backup)
+		}
+	}
+	return nil
+}
+
+// hookBinary is the program the hooks run: explicit as given (made
+// absolute; it must exist), else the running binary with symlinks resolved.
+func hookBinary(explicit string) (string, error) {
+	path := explicit
+	if path == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return "", fmt.Errorf("install: cannot tell where this binary is: %w", err)
+		}
+		if path, err = filepath.EvalSymlinks(exe); err != nil {
+			return "", fmt.Errorf("install: %w", err)
+		}
+	}
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("install: %w", err)
+	}
+	info, err := os.Stat(path)
+	if err == nil && info.IsDir() {
+		err = fmt.Errorf("%s is a directory", path)
+	}
+	if err != nil {
+		return "", fmt.Errorf("install: the hooks' binary: %w", err)
+	}
+	return path, nil
+}

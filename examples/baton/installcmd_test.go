@@ -1,0 +1,122 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// installEnv is the environment of a baton run with home as the user's home,
+// no variable moving a harness's directory, and git kept from finding a
+// repository above the temporary directories.
+func installEnv(home string) []string {
+	return []string{userHomeVar() + "=" + home, "CLAUDE_CONFIG_DIR=", "CODEX_HOME=",
+		"GIT_CEILING_DIRECTORIES=" + filepath.Dir(filepath.Dir(home))}
+}
+
+// TestInstallCommand runs `baton install` and `baton uninstall` as a person
+// does, in a temporary home: the dry run prints the diff and writes nothing,
+// install registers this very binary (symlinks resolved) and backs up what
+// it changes, and uninstall takes it out again.
+func TestInstallCommand(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	env := installEnv(home)
+	settings := filepath.Join(home, ".claude", "settings.json")
+	exe, err := filepath.EvalSymlinks(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, _ = filepath.Abs(exe)
+
+	out, errOut, status := baton(t, dir, env, "install", "--harness", "claude-code", "--dry-run")
+	if status != 0 || !strings.Contains(out, "+++ "+settings+"\n") || !strings.Contains(out, exe) {
+		t.Fatalf("install --dry-run: status %d\n%s\n%s", status, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude")); !os.IsNotExist(err) {
+		t.Fatal("the dry run wrote to the home")
+	}
+
+	orig := "{\n  \"model\": \"opus\"\n}\n"
+	writeTestFile(t, settings, orig)
+	out, errOut, status = baton(t, dir, env, "install", "--harness", "claude-code")
+	if status != 0 || !strings.HasPrefix(out, "updated "+settings+" (backup "+settings+".baton-backup-") {
+		t.Fatalf("install: status %d\n%s\n%s", status, out, errOut)
+	}
+	if strings.Contains(exe, "go-build") && !strings.Contains(errOut, "temporary build") {
+		t.Errorf("no warning that the test binary is a temporary build: %q", errOut)
+	}
+	got, _ := os.ReadFile(settings)
+	for _, kind := range []string{"start", "prompt", "stop", "precompact", "end"} {
+		if !strings.Contains(string(got), exe+" hook "+kind+" --harness claude-code") {
+			t.Errorf("settings do not run %s hook %s:\n%s", exe, kind, got)
+		}
+	}
+	if out, _, status = baton(t, dir, env, "install", "--harness", "claude-code", "--dry-run"); status != 0 || out != "" {
+		t.Errorf("a second install would change: %s", out)
+	}
+
+	if out, errOut, status = baton(t, dir, env, "uninstall", "--harness", "claude-code"); status != 0 {
+		t.Fatalf("uninstall: status %d\n%s\n%s", status, out, errOut)
+	}
+	if got, _ := os.ReadFile(settings); string(got) != orig {
+		t.Errorf("after uninstall:\n%s\nwant\n%s", got, orig)
+	}
+}
+
+// TestInstallCommandScopes: the project scope writes under the working
+// directory (no git here), and a harness that reads only the project's
+// hooks defaults to it.
+func TestInstallCommandScopes(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	env := installEnv(home)
+	for _, args := range [][]string{
+		{"install", "--harness", "gemini", "--scope", "project"},
+		{"install", "--harness", "copilot"},
+	} {
+		if out, errOut, status := baton(t, dir, env, args...); status != 0 {
+			t.Fatalf("%v: status %d\n%s\n%s", args, status, out, errOut)
+		}
+	}
+	for _, rel := range []string{".gemini/settings.json", ".github/hooks/baton.json"} {
+		if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
+			t.Errorf("%s: %v", rel, err)
+		}
+	}
+	if entries, _ := os.ReadDir(home); len(entries) != 0 {
+		t.Error("the project scope wrote to the home")
+	}
+}
+
+// TestInstallCommandRefuses: a malformed configuration and an unknown
+// harness fail with status 1 and a message naming them; nothing is written.
+func TestInstallCommandRefuses(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	env := installEnv(home)
+	settings := filepath.Join(home, ".gemini", "settings.json")
+	writeTestFile(t, settings, "{\n  \"hooks\": {\n")
+	_, errOut, status := baton(t, dir, env, "install", "--harness", "gemini")
+	if status != 1 || !strings.Contains(errOut, settings+" is not valid JSON") {
+		t.Errorf("malformed settings: status %d, %q", status, errOut)
+	}
+	if got, _ := os.ReadFile(settings); string(got) != "{\n  \"hooks\": {\n" {
+		t.Errorf("the malformed file changed: %q", got)
+	}
+	_, errOut, status = baton(t, dir, env, "uninstall", "--harness", "emacs")
+	if status != 1 || !strings.Contains(errOut, `"emacs" is not one of claude-code`) {
+		t.Errorf("unknown harness: status %d, %q", status, errOut)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(settings)); len(entries) != 1 {
+		t.Errorf("a refused command wrote files: %v", entries)
+	}
+}
+
+func writeTestFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
