@@ -170,6 +170,7 @@ func TestE2EClaudeCode(t *testing.T) {
 	if len(loop) != 2 {
 		t.Fatalf("run 1: %d agent-loop requests, want 2 (the Bash call, the answer after it; no nudge without BATON_STOP_NUDGE)", len(loop))
 	}
+	t.Logf("run 1: session %s, agent %s, run %s; %d agent-loop requests", sid, agent, run, len(loop))
 	if !loop[0].contains(commitment) {
 		t.Errorf("run 1: the briefing (open commitment %s) did not reach the model's first request", commitment)
 	}
@@ -216,6 +217,7 @@ func TestE2EClaudeCode(t *testing.T) {
 	if lastUserTurn(loop[0]).Text == "" || strings.Contains(lastUserTurn(loop[0]).Text, nudge) {
 		t.Errorf("run 2: the first request's last user turn already carries the nudge")
 	}
+	t.Logf("run 2: epoch %d; the turn after the Stop: %q", row.ActivationEpoch, tail(lastUserTurn(loop[1]).Text, 300))
 	if got := strings.Count(lastUserTurn(loop[1]).Text, nudge); got != 1 {
 		t.Errorf("run 2: the nudge's reason is %d times in the last user turn of the request after the Stop, want once:\n%s",
 			got, lastUserTurn(loop[1]).Text)
@@ -244,6 +246,7 @@ func TestE2EClaudeCode(t *testing.T) {
 		t.Fatalf("run 3: checkpoints %+v, want one naming the sealed bottle", cps)
 	}
 	bottlePath := cps[0].BottlePath
+	t.Logf("run 3: checkpoint %s names the bottle %s", cps[0].ID, bottlePath)
 	compactContext := hookOutput(t, w.home, sid, "SessionStart:compact")
 	if !strings.Contains(compactContext, bottlePath) {
 		t.Errorf("run 3: the compact SessionStart's output does not point at the bottle %s: %q", bottlePath, compactContext)
@@ -260,6 +263,7 @@ func TestE2EClaudeCode(t *testing.T) {
 		t.Errorf("run 4: the first request after the compaction points at %v, want the sealed bottle %s", got, bottlePath)
 	}
 	row = session(t, api, agent, sid)
+	t.Logf("run 4: epoch %d, compactions %d, closed %v", row.ActivationEpoch, row.Compactions, row.ClosedAt != nil)
 	if row.ActivationEpoch != 4 || row.ClosedAt == nil || row.Compactions != 1 {
 		t.Errorf("run 4: epoch %d closed %v compactions %d, want epoch 4, closed, one compaction", row.ActivationEpoch, row.ClosedAt, row.Compactions)
 	}

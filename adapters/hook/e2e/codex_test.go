@@ -144,6 +144,7 @@ func TestE2ECodex(t *testing.T) {
 		t.Fatal("run 1: no sampling request reached the fake model")
 	}
 	dev := developerText(reqs[first])
+	t.Logf("run 1: thread %s, agent %s, run %s", sid, agent, run)
 	if !strings.Contains(dev, commitment) {
 		t.Errorf("run 1: the briefing (open commitment %s) is not in the first request's developer messages", commitment)
 	}
@@ -174,6 +175,7 @@ func TestE2ECodex(t *testing.T) {
 		t.Fatalf("run 2: checkpoints %+v, want one naming the sealed bottle", cps)
 	}
 	next := after[compaction+1]
+	t.Logf("run 2: %d requests, the compaction is #%d; the checkpoint names %s", len(after), after[compaction].Seq, cps[0].BottlePath)
 	got := bottlePointer.FindAllStringSubmatch(developerText(next), -1)
 	if !slices.ContainsFunc(got, func(g []string) bool { return g[1] == cps[0].BottlePath }) {
 		t.Errorf("run 2: the first request after the compaction points at %v, want the sealed bottle %s", got, cps[0].BottlePath)

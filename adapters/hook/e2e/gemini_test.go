@@ -156,6 +156,7 @@ func TestE2EGemini(t *testing.T) {
 	row := session(t, api, agent, sid)
 	run := row.ID.String()
 	ts := turns(m.requests())
+	t.Logf("run 1: session %s, agent %s, run %s; %d turn requests", sid, agent, run, len(ts))
 	if len(ts) != 3 {
 		t.Fatalf("run 1: %d turn requests, want 3 (the shell call, the answer after it, the answer to the nudge)", len(ts))
 	}
@@ -235,6 +236,7 @@ func TestE2EGemini(t *testing.T) {
 		t.Fatalf("run 2: the receipts name sessions %v, want %s and the one /clear started", ids, sid)
 	}
 	cleared := ids[1]
+	t.Logf("run 2: /clear ended %s and started %s (lines typed again: %d)", sid, cleared, term.retyped)
 	if got := receipts(entries, cleared); len(got) == 0 || got[0] != "SessionStart" {
 		t.Errorf("run 2: the cleared session's events are %v, want them to begin with SessionStart", got)
 	}

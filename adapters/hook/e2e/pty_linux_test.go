@@ -25,6 +25,8 @@ type terminal struct {
 	master *os.File
 	done   chan struct{}
 	err    error // the program's exit, once done is closed
+	// retyped counts the lines command typed again, for the log.
+	retyped int
 
 	mu     sync.Mutex
 	screen bytes.Buffer
@@ -156,14 +158,26 @@ func (t *terminal) waitIdle(prompt string, busy []string, timeout time.Duration)
 
 // command types line, waits until the terminal shows it, and submits it
 // with a carriage return sent on its own (sent together, a TUI takes it
-// for a paste and inserts a newline).
+// for a paste and inserts a newline). Keystrokes a TUI receives while it
+// switches its terminal modes (around a hook's process, for one) are
+// dropped, so a line that does not show within echoWait is typed again,
+// up to timeout.
 func (t *terminal) command(line string, timeout time.Duration) error {
-	from := len(t.text())
-	if _, err := io.WriteString(t.master, line); err != nil {
-		return err
-	}
-	if err := t.waitText(line, from, timeout); err != nil {
-		return err
+	const echoWait = 3 * time.Second
+	deadline := time.Now().Add(timeout)
+	for {
+		from := len(t.text())
+		if _, err := io.WriteString(t.master, line); err != nil {
+			return err
+		}
+		err := t.waitText(line, from, min(echoWait, time.Until(deadline)))
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		t.retyped++
 	}
 	_, err := io.WriteString(t.master, "\r")
 	return err
