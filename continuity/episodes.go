@@ -51,6 +51,12 @@ type HookEvent struct {
 	// Trigger is a PreCompact's trigger; Reason a SessionEnd's reason.
 	Trigger string
 	Reason  string
+	// Provisional marks a PreCompact the harness sends before deciding
+	// whether to compact at all (Gemini CLI's PreCompress(auto) fires on
+	// every turn, ahead of its threshold check): the bottle is kept current
+	// and the checkpoint written, but no marker is armed, so no later
+	// SessionStart injects a pointer for a compaction that never happened.
+	Provisional bool
 }
 
 // HookOutcome is what the adapter writes back in its harness's envelope.
@@ -293,7 +299,16 @@ func (e *Episodes) stop(ctx context.Context, ev HookEvent) (HookOutcome, error) 
 
 func (e *Episodes) preCompact(ctx context.Context, ev HookEvent) error {
 	p := PreCompactParams{EventParams: e.event(ev), Trigger: ev.Trigger, Episode: gitEpisode(ctx, ev.Cwd)}
-	if e.Bottler != nil {
+	switch {
+	case e.Bottler == nil:
+	case ev.Provisional:
+		// The incremental render a Stop does, armed for nothing.
+		b, err := e.Bottler.Render(ctx, ev.SessionID, ev.TranscriptPath)
+		if err != nil {
+			p.LocalFailure = safeReason(err)
+		}
+		p.Episode.BottlePath = b.Path
+	default:
 		s, err := e.Bottler.Seal(ctx, ev.SessionID, ev.TranscriptPath, e.SealBudget)
 		switch {
 		case err != nil:

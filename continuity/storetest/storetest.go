@@ -57,6 +57,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Grants", func(t *testing.T) { testGrants(t, h) })
 	t.Run("Scenarios", func(t *testing.T) { RunScenarios(t, LocalScenarios(h)) })
 	t.Run("TxContract", func(t *testing.T) { testTxContract(t, h) })
+	t.Run("ProvisionalPreCompact", func(t *testing.T) { testProvisionalPreCompact(t, h) })
 }
 
 // Clock is a settable test clock, safe for concurrent use.

@@ -25,8 +25,13 @@ type Env struct {
 	Tenant string
 	// Dir is the working directory, for the project facet.
 	Dir    string
+	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	// HookRole is $BATON_HOOK_ROLE: "subagent" makes every hook a no-op.
+	HookRole string
+	// StopNudge is $BATON_STOP_NUDGE=1: the Stop hook's triage nudge.
+	StopNudge bool
 
 	// noHome says why Home is empty: the platform has no home directory.
 	noHome error
@@ -38,7 +43,8 @@ type Env struct {
 // rather than falling back to the working directory.
 func EnvFromOS() *Env {
 	env := &Env{Home: os.Getenv("BATON_HOME"), DSN: os.Getenv("BATON_DSN"), Tenant: os.Getenv("BATON_TENANT"),
-		Stdout: os.Stdout, Stderr: os.Stderr}
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		HookRole: os.Getenv("BATON_HOOK_ROLE"), StopNudge: os.Getenv("BATON_STOP_NUDGE") == "1"}
 	if env.Home == "" {
 		if h, err := os.UserHomeDir(); err != nil {
 			env.noHome = err

@@ -31,7 +31,8 @@ const description = `Carry a coding agent's work across sessions and harnesses.
 
 Exit status: 0 on success; 1 when a command fails; 2 on a usage error (an
 unknown command or flag, a missing or malformed argument), with the error and
-the usage on stderr.`
+the usage on stderr. baton hook always exits 0: a hook never blocks the
+person's work.`
 
 // CLI is the baton command line.
 type CLI struct {
@@ -42,6 +43,7 @@ type CLI struct {
 	Archive   ArchiveCmd   `cmd:"" help:"Archive a memory."`
 	Briefing  BriefingCmd  `cmd:"" help:"Print the briefing for a project."`
 	Bottle    BottleCmd    `cmd:"" help:"Render and show bottles."`
+	Hook      HookCmd      `cmd:"" help:"Run one hook event of a coding-agent harness (stdin in, envelope out; always exits 0)."`
 	Install   InstallCmd   `cmd:"" help:"Register baton's hooks in a harness's configuration."`
 	Uninstall UninstallCmd `cmd:"" help:"Remove baton's hooks from a harness's configuration."`
 	Version   VersionCmd   `cmd:"" help:"Print baton's version."`
@@ -99,6 +101,12 @@ func execute(args []string, env *Env, opts ...kong.Option) (status int) {
 		return exitFailure
 	}
 	ctx, err := parser.Parse(args)
+	if err != nil && isHook(args) {
+		// A hook never blocks the person's work, not even when its command
+		// line is wrong: one line, exit 0.
+		fmt.Fprintln(env.Stderr, "baton hook:", err)
+		return exitOK
+	}
 	if err != nil {
 		var perr *kong.ParseError
 		if errors.As(err, &perr) && perr.Context != nil {
@@ -114,6 +122,11 @@ func execute(args []string, env *Env, opts ...kong.Option) (status int) {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// isHook reports whether args run `baton hook`.
+func isHook(args []string) bool {
+	return len(args) > 0 && args[0] == "hook"
 }
 
 func main() {

@@ -46,8 +46,15 @@ func userHomeVar() string {
 // status.
 func baton(t *testing.T, dir string, env []string, args ...string) (stdout, stderr string, status int) {
 	t.Helper()
+	return batonIn(t, dir, env, "", args...)
+}
+
+// batonIn is baton with stdin.
+func batonIn(t *testing.T, dir string, env []string, stdin string, args ...string) (stdout, stderr string, status int) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if strings.EqualFold(k, "HOME") || strings.EqualFold(k, "USERPROFILE") || strings.HasPrefix(strings.ToUpper(k), "BATON_") {

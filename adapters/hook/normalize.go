@@ -1,0 +1,238 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/continuity"
+)
+
+// Event is one harness event normalized: the continuity.HookEvent that
+// Episodes.Handle takes, and what decides whether it is handled at all.
+type Event struct {
+	continuity.HookEvent
+	// Subagent says the event is a subagent's (its name or a key of its
+	// payload says so): baton hooks the main agent only.
+	Subagent bool
+}
+
+// ErrUnhandled is returned (wrapped) by Normalize for an event that is not
+// in the harness's vocabulary, or when neither the payload nor the EVENT
+// argument names one: baton is not registered for it, so there is nothing
+// to record.
+var ErrUnhandled = errors.New("not an event baton handles")
+
+// bottleFormats are the transcript formats the bottle reads. A transcript
+// in another format is not handed to it, so that the bottle is
+// reconstructed from the recorded history instead of parsed from a file it
+// cannot read.
+var bottleFormats = []bottle.Format{bottle.FormatClaudeCode, bottle.FormatCodex, bottle.FormatGemini}
+
+// Normalize turns a harness's stdin payload into an Event. The event is
+// the one the payload names, else the EVENT argument arg: a name of the
+// harness's vocabulary or a kind (start, prompt, stop, precompact, end).
+// dir is the working directory used when the payload carries none. When the
+// harness prefers its transcript's last model message, Normalize reads the
+// tail of that transcript (a regular file only, at most its TailBytes).
+//
+// On error the Event holds what could be read (the provider, and the event
+// and session id when known), so that the failure can be recorded. Errors:
+// an *continuity.Error (invalid, naming stdin or the offending key) for a
+// payload that is not a JSON object or a key of the wrong type; one
+// wrapping ErrUnhandled for an event baton does not handle.
+func Normalize(h *Harness, arg string, data []byte, dir string) (Event, error) {
+	ev := Event{HookEvent: continuity.HookEvent{Provider: h.Name}}
+	p, perr := decodePayload(data)
+	d := h.dialect(p)
+	name, err := p.str(d.Fields.Event)
+	if err != nil {
+		return ev, err
+	}
+	if name == "" {
+		name = arg
+	}
+	if name == "" && perr != nil {
+		return ev, perr
+	}
+	if name == "" {
+		return ev, fmt.Errorf("%s: the payload names no event and no EVENT argument was given: %w", h.Name, ErrUnhandled)
+	}
+	e, ok := d.event(name)
+	if !ok {
+		return ev, fmt.Errorf("%s %q: %w", h.Name, oneLine(name), ErrUnhandled)
+	}
+	ev.ProviderEvent, ev.Kind, ev.Subagent = e.Name, e.Kind, e.Subagent
+	if perr != nil {
+		return ev, perr
+	}
+	bad := map[string]string{} // the keys of the wrong type
+	note := func(err error) { maps.Copy(bad, continuity.ErrorFields(err)) }
+	str := func(keys []string) string {
+		s, err := p.str(keys)
+		note(err)
+		return s
+	}
+	ev.SessionID = str(d.Fields.SessionID)
+	ev.TranscriptPath = str(d.Fields.TranscriptPath)
+	if ev.Cwd = str(d.Fields.Cwd); ev.Cwd == "" {
+		ev.Cwd = dir
+	}
+	ev.Subagent = ev.Subagent || slices.ContainsFunc(d.Fields.Subagent, p.has)
+	switch ev.Kind {
+	case continuity.HookStart:
+		ev.Source = d.DefaultSource
+		if s, ok := d.Sources[str(d.Fields.Source)]; ok {
+			ev.Source = s
+		}
+	case continuity.HookPrompt:
+		ev.Prompt = stripTags(str(d.Fields.Prompt), d.PromptStripTags)
+	case continuity.HookStop:
+		active, err := p.boolean(d.Fields.StopHookActive)
+		loops, lerr := p.number(d.Fields.LoopCount)
+		note(err)
+		note(lerr)
+		ev.StopHookActive = active || loops > 0
+		if p.present(d.Fields.LastMessage) != "" {
+			m := str(d.Fields.LastMessage)
+			ev.LastMessage = &m
+		}
+		if h.Transcript.LastMessageFromTranscript && ev.TranscriptPath != "" {
+			if m, ok := lastMessageReaders[h.Transcript.Format](ev.TranscriptPath, h.Transcript.TailBytes); ok && (ev.LastMessage == nil || strings.Contains(*ev.LastMessage, m)) {
+				// The payload's copy is garbled (a streamed reply's tail
+				// repeated); the transcript holds the message once. It is
+				// taken only when the payload's copy contains it, so a
+				// transcript that is behind or ahead of this turn, or not
+				// this conversation's, is never preferred.
+				ev.LastMessage = &m
+			}
+		}
+	case continuity.HookPreCompact:
+		ev.Trigger = str(d.Fields.Trigger)
+		ev.Provisional = slices.Contains(e.ProvisionalTriggers, ev.Trigger)
+	case continuity.HookEnd:
+		ev.Reason = str(d.Fields.Reason)
+	}
+	if !slices.Contains(bottleFormats, bottle.Format(h.Transcript.Format)) {
+		ev.TranscriptPath = ""
+	}
+	if len(bad) > 0 {
+		return ev, &continuity.Error{Code: continuity.CodeInvalid, Message: "invalid input", Fields: bad}
+	}
+	return ev, nil
+}
+
+// payload is a decoded stdin payload: its top-level keys.
+type payload map[string]json.RawMessage
+
+// decodePayload decodes a JSON object, else returns nil and an invalid
+// error naming stdin.
+func decodePayload(data []byte) (payload, error) {
+	var p payload
+	if err := json.Unmarshal(data, &p); err != nil || p == nil {
+		return nil, continuity.Invalid("stdin", "must be one JSON object")
+	}
+	return p, nil
+}
+
+// has reports whether key is present and not null.
+func (p payload) has(key string) bool {
+	v, ok := p[key]
+	return ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null"))
+}
+
+// present returns the first of keys the payload has, or "".
+func (p payload) present(keys []string) string {
+	for _, k := range keys {
+		if p.has(k) {
+			return k
+		}
+	}
+	return ""
+}
+
+// str returns the first present key's string, or the first string of an
+// array of strings (a list of directories); "" when no key is present.
+func (p payload) str(keys []string) (string, error) {
+	k := p.present(keys)
+	if k == "" {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(p[k], &s) == nil {
+		return s, nil
+	}
+	var list []string
+	if json.Unmarshal(p[k], &list) == nil {
+		if len(list) == 0 {
+			return "", nil
+		}
+		return list[0], nil
+	}
+	return "", continuity.Invalid(k, "must be a string")
+}
+
+// boolean returns the first present key's boolean; false when none is.
+func (p payload) boolean(keys []string) (bool, error) {
+	k := p.present(keys)
+	if k == "" {
+		return false, nil
+	}
+	var b bool
+	if err := json.Unmarshal(p[k], &b); err != nil {
+		return false, continuity.Invalid(k, "must be a boolean")
+	}
+	return b, nil
+}
+
+// number returns the first present key's number; 0 when none is.
+func (p payload) number(keys []string) (float64, error) {
+	k := p.present(keys)
+	if k == "" {
+		return 0, nil
+	}
+	var n float64
+	if err := json.Unmarshal(p[k], &n); err != nil {
+		return 0, continuity.Invalid(k, "must be a number")
+	}
+	return n, nil
+}
+
+// stripTags removes the leading blocks <tag>…</tag> of the given tags
+// that a harness prefixed to a prompt, and the blank space after them. A
+// block that is never closed is left in place.
+func stripTags(s string, tags []string) string {
+	for {
+		rest := strings.TrimLeft(s, " \t\r\n")
+		cut := false
+		for _, tag := range tags {
+			open, end := "<"+tag+">", "</"+tag+">"
+			if !strings.HasPrefix(rest, open) {
+				continue
+			}
+			if i := strings.Index(rest, end); i >= 0 {
+				s, cut = strings.TrimLeft(rest[i+len(end):], " \t\r\n"), true
+			}
+		}
+		if !cut {
+			return s
+		}
+	}
+}
+
+// oneLine bounds a name taken from a payload for a message: one line, at
+// most 64 bytes.
+func oneLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return s
+}

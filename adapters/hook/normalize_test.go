@@ -1,0 +1,203 @@
+package hook_test
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/batonhq/baton/adapters/hook"
+	"github.com/batonhq/baton/continuity"
+)
+
+func str(s string) *string { return &s }
+
+// Session ids of the payloads.
+const (
+	claudeSID   = "c96e6033-0cbe-4890-a588-1160d3853949"
+	codexSID    = "01a22a09-db6a-7732-9f59-56d2b83ea053"
+	geminiSID   = "f7cf3951-07ce-4e3e-a906-0b9b1f4c13f0"
+	synClaude   = "7f3c2a9e-4b1d-4e8a-9c2f-1a6b5d8e0f42"
+	synCodex    = "019a2d7a-41c4-78b1-b7cc-a45d62a89cd5"
+	copilotSID  = "3c9a6f0e-2b7d-4f1a-8e55-0d4c2b9a7e61"
+	pascalSID   = "8d1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b"
+	cursorSID   = "cdefee2d-2727-4b73-bf77-d9d830f31d2a"
+	projectCwd  = "<home>/project"
+	projCwd     = "<home>/proj"
+	gemini2Chnk = "FAKE-REPLY #2 (you said: <session_context> This is the Gemini CLI. We are setting up the context for our )"
+)
+
+// norm is what a payload normalizes to.
+type norm struct {
+	file, harness, arg string
+
+	kind                 continuity.HookKind
+	event, session, cwd  string
+	source               continuity.Source
+	prompt, trig, reason string
+	last                 *string
+	active, provisional  bool
+	subagent, transcript bool
+	// unhandled: Normalize refuses the event as not baton's.
+	unhandled bool
+}
+
+// norms covers every payload under testdata/payloads (TestNormalize checks
+// that none is left out).
+var norms = []norm{
+	{file: "claude-code/stdin-SessionStart-startup.json", harness: "claude-code", kind: "start", event: "SessionStart", session: claudeSID, cwd: projectCwd, source: "startup", transcript: true},
+	{file: "claude-code/stdin-SessionStart-resume.json", harness: "claude-code", kind: "start", event: "SessionStart", session: claudeSID, cwd: projectCwd, source: "resume", transcript: true},
+	{file: "claude-code/stdin-SessionStart-compact.json", harness: "claude-code", kind: "start", event: "SessionStart", session: claudeSID, cwd: projectCwd, source: "compact", transcript: true},
+	{file: "claude-code/stdin-UserPromptSubmit.json", harness: "claude-code", kind: "prompt", event: "UserPromptSubmit", session: claudeSID, cwd: projectCwd, transcript: true,
+		prompt: "please RUNTOOL now <private>secret-token-123</private> thanks"},
+	{file: "claude-code/stdin-Stop.json", harness: "claude-code", kind: "stop", event: "Stop", session: claudeSID, cwd: projectCwd, transcript: true, last: str("Mock reply 2: done.")},
+	{file: "claude-code/stdin-Stop-active.json", harness: "claude-code", kind: "stop", event: "Stop", session: claudeSID, cwd: projectCwd, transcript: true, last: str("Mock reply 3: done."), active: true},
+	{file: "claude-code/stdin-PreCompact.json", harness: "claude-code", kind: "precompact", event: "PreCompact", session: claudeSID, cwd: projectCwd, transcript: true, trig: "manual"},
+	{file: "claude-code/stdin-SessionEnd.json", harness: "claude-code", kind: "end", event: "SessionEnd", session: claudeSID, cwd: projectCwd, transcript: true, reason: "other"},
+
+	{file: "codex/stdin-SessionStart-startup.json", harness: "codex", kind: "start", event: "SessionStart", session: codexSID, cwd: projectCwd, source: "startup", transcript: true},
+	{file: "codex/stdin-SessionStart-resume.json", harness: "codex", kind: "start", event: "SessionStart", session: codexSID, cwd: projectCwd, source: "resume", transcript: true},
+	{file: "codex/stdin-SessionStart-compact.json", harness: "codex", kind: "start", event: "SessionStart", session: codexSID, cwd: projectCwd, source: "compact", transcript: true},
+	{file: "codex/stdin-UserPromptSubmit.json", harness: "codex", kind: "prompt", event: "UserPromptSubmit", session: codexSID, cwd: projectCwd, transcript: true, prompt: "hello RUN_TOOL please"},
+	{file: "codex/stdin-Stop.json", harness: "codex", kind: "stop", event: "Stop", session: codexSID, cwd: projectCwd, transcript: true, last: str("FAKE-ANSWER seq 2: done.")},
+	{file: "codex/stdin-Stop-stop_hook_active.json", harness: "codex", kind: "stop", event: "Stop", session: codexSID, cwd: projectCwd, transcript: true, last: str("FAKE-ANSWER seq 3: done."), active: true},
+	{file: "codex/stdin-PreCompact-auto.json", harness: "codex", kind: "precompact", event: "PreCompact", session: codexSID, cwd: projectCwd, transcript: true, trig: "auto"},
+	{file: "codex/stdin-PreCompact-manual.json", harness: "codex", kind: "precompact", event: "PreCompact", session: codexSID, cwd: projectCwd, transcript: true, trig: "manual"},
+	{file: "codex/stdin-SessionEnd.json", harness: "codex", kind: "end", event: "SessionEnd", session: codexSID, cwd: projectCwd, transcript: true, reason: "other"},
+	{file: "codex/stdin-PreToolUse.json", harness: "codex", unhandled: true},
+	{file: "codex/stdin-PostToolUse.json", harness: "codex", unhandled: true},
+	{file: "codex/stdin-PostCompact-auto.json", harness: "codex", unhandled: true},
+	{file: "codex/stdin-PostCompact-manual.json", harness: "codex", unhandled: true},
+
+	// Gemini: the transcript is handed to the bottle; AfterAgent prefers the
+	// transcript's last model message only when the payload's garbled copy
+	// contains it.
+	{file: "gemini/stdin-SessionStart-startup.json", harness: "gemini", kind: "start", event: "SessionStart", session: geminiSID, cwd: projectCwd, transcript: true, source: "startup"},
+	{file: "gemini/stdin-SessionStart-resume.json", harness: "gemini", kind: "start", event: "SessionStart", session: "d966a1ba-c122-4061-a1f4-f23726058424", cwd: projectCwd, transcript: true, source: "resume"},
+	{file: "gemini/stdin-SessionStart-resume-headless.json", harness: "gemini", kind: "start", event: "SessionStart", session: geminiSID, cwd: projectCwd, transcript: true, source: "resume"},
+	{file: "gemini/stdin-SessionStart-clear.json", harness: "gemini", kind: "start", event: "SessionStart", session: "d966a1ba-c122-4061-a1f4-f23726058424", cwd: projectCwd, transcript: true, source: "clear"},
+	{file: "gemini/stdin-BeforeAgent.json", harness: "gemini", kind: "prompt", event: "BeforeAgent", session: "0d12431a-55c2-4f01-bf90-bd140d7062fe", cwd: projectCwd, transcript: true, prompt: "hello interactive"},
+	{file: "gemini/stdin-BeforeAgent-headless-injected.json", harness: "gemini", kind: "prompt", event: "BeforeAgent", session: geminiSID, cwd: projectCwd, transcript: true, prompt: "hello"},
+	{file: "gemini/stdin-BeforeAgent-continuation.json", harness: "gemini", kind: "prompt", event: "BeforeAgent", session: geminiSID, cwd: projectCwd, transcript: true, prompt: "NUDGE-MARKER"},
+	{file: "gemini/stdin-AfterAgent.json", harness: "gemini", kind: "stop", event: "AfterAgent", session: geminiSID, cwd: projectCwd, transcript: true,
+		last: str(gemini2Chnk + "  #2 (you said: <session_context> This is the Gemini CLI. We are setting up the context for our )")},
+	{file: "gemini/stdin-AfterAgent-stop_hook_active.json", harness: "gemini", kind: "stop", event: "AfterAgent", session: geminiSID, cwd: projectCwd, transcript: true, active: true,
+		last: str("FAKE-REPLY #3 (you said: NUDGE-MARKER)")},
+	{file: "gemini/stdin-AfterAgent-1-sse-chunk.json", harness: "gemini", kind: "stop", event: "AfterAgent", session: "79ed8846-6341-4e84-b694-acd7b1a1df72", cwd: projectCwd, transcript: true, last: str(gemini2Chnk)},
+	{file: "gemini/stdin-AfterAgent-4-sse-chunks.json", harness: "gemini", kind: "stop", event: "AfterAgent", session: "92f093d4-4417-4b90-b230-159a302c70db", cwd: projectCwd, transcript: true,
+		last: str("FAKE-REPLY #4 (you said: <session_context> This is the Gemini CLI. We are setting up the context for our ) session_context> This is th e Gemini CLI. We are setti ng up the context for our )")},
+	{file: "gemini/stdin-AfterAgent-interactive.json", harness: "gemini", kind: "stop", event: "AfterAgent", session: "d966a1ba-c122-4061-a1f4-f23726058424", cwd: projectCwd, transcript: true,
+		last: str("FAKE-REPLY #19 (you said: resumed interactive)  #19 (you said: resumed interactive)")},
+	{file: "gemini/stdin-PreCompress-auto.json", harness: "gemini", kind: "precompact", event: "PreCompress", session: geminiSID, cwd: projectCwd, transcript: true, trig: "auto", provisional: true},
+	{file: "gemini/stdin-PreCompress-manual.json", harness: "gemini", kind: "precompact", event: "PreCompress", session: "0d12431a-55c2-4f01-bf90-bd140d7062fe", cwd: projectCwd, transcript: true, trig: "manual"},
+	{file: "gemini/stdin-SessionEnd-exit.json", harness: "gemini", kind: "end", event: "SessionEnd", session: geminiSID, cwd: projectCwd, transcript: true, reason: "exit"},
+	{file: "gemini/stdin-SessionEnd-clear.json", harness: "gemini", kind: "end", event: "SessionEnd", session: "0d12431a-55c2-4f01-bf90-bd140d7062fe", cwd: projectCwd, transcript: true, reason: "clear"},
+
+	{file: "synthetic/claude-sessionstart-startup.json", harness: "claude-code", kind: "start", event: "SessionStart", session: synClaude, cwd: projCwd, source: "startup", transcript: true},
+	{file: "synthetic/claude-sessionstart-compact.json", harness: "claude-code", kind: "start", event: "SessionStart", session: synClaude, cwd: projCwd, source: "compact", transcript: true},
+	{file: "synthetic/claude-stop.json", harness: "claude-code", kind: "stop", event: "Stop", session: synClaude, cwd: projCwd, transcript: true,
+		last: str("All 12 tests pass. I updated parser.go to skip torn trailing lines.")},
+	{file: "synthetic/claude-subagentstop.json", harness: "claude-code", kind: "stop", event: "SubagentStop", session: synClaude, cwd: projCwd, transcript: true, subagent: true,
+		last: str("Found 3 call sites of ParseLine in internal/transcript.")},
+	{file: "synthetic/claude-precompact-auto.json", harness: "claude-code", kind: "precompact", event: "PreCompact", session: synClaude, cwd: projCwd, transcript: true, trig: "auto"},
+	{file: "synthetic/claude-sessionend.json", harness: "claude-code", kind: "end", event: "SessionEnd", session: synClaude, cwd: projCwd, transcript: true, reason: "prompt_input_exit"},
+	{file: "synthetic/codex-sessionstart.json", harness: "codex", kind: "start", event: "SessionStart", session: synCodex, cwd: projCwd, source: "startup", transcript: true},
+	{file: "synthetic/codex-stop.json", harness: "codex", kind: "stop", event: "Stop", session: synCodex, cwd: projCwd, transcript: true,
+		last: str("Implemented the heartbeat writer and added a unit test.")},
+	{file: "synthetic/codex-precompact.json", harness: "codex", kind: "precompact", event: "PreCompact", session: synCodex, cwd: projCwd, transcript: true, trig: "auto"},
+	{file: "synthetic/gemini-sessionstart.json", harness: "gemini", transcript: true, kind: "start", event: "SessionStart", session: "5d0c7a3e-91f2-4c6b-8a1e-2f7b9c4d6e10", cwd: projCwd, source: "resume"},
+	{file: "synthetic/gemini-afteragent.json", harness: "gemini", transcript: true, kind: "stop", event: "AfterAgent", session: "5d0c7a3e-91f2-4c6b-8a1e-2f7b9c4d6e10", cwd: projCwd,
+		last: str("Done. I added heartbeat.go and a test; go test ./... passes.")},
+	// Copilot's camelCase payloads name no event: the EVENT argument does,
+	// as a kind or as Copilot's own name.
+	{file: "synthetic/copilot-agentstop.json", harness: "copilot", arg: "stop", kind: "stop", event: "agentStop", session: copilotSID, cwd: projCwd},
+	{file: "written/copilot-sessionStart.json", harness: "copilot", arg: "start", kind: "start", event: "sessionStart", session: copilotSID, cwd: projCwd, source: "startup"},
+	{file: "written/copilot-userPromptSubmitted.json", harness: "copilot", arg: "userPromptSubmitted", kind: "prompt", event: "userPromptSubmitted", session: copilotSID, cwd: projCwd, prompt: "Fix the flaky lease test."},
+	{file: "written/copilot-subagentStop.json", harness: "copilot", arg: "stop", kind: "stop", event: "agentStop", session: copilotSID, cwd: projCwd, subagent: true},
+	{file: "written/copilot-preCompact.json", harness: "copilot", arg: "precompact", kind: "precompact", event: "preCompact", session: copilotSID, cwd: projCwd, trig: "auto"},
+	{file: "written/copilot-sessionEnd.json", harness: "copilot", arg: "end", kind: "end", event: "sessionEnd", session: copilotSID, cwd: projCwd, reason: "user_exit"},
+	// Its PascalCase payloads name their event; the argument loses.
+	{file: "written/copilot-pascal-SessionStart.json", harness: "copilot", arg: "stop", kind: "start", event: "SessionStart", session: pascalSID, cwd: projCwd, source: "startup"},
+	{file: "written/copilot-pascal-UserPromptSubmit.json", harness: "copilot", kind: "prompt", event: "UserPromptSubmit", session: pascalSID, cwd: projCwd, prompt: "Split the bottle package."},
+	{file: "written/copilot-pascal-Stop.json", harness: "copilot", kind: "stop", event: "Stop", session: pascalSID, cwd: projCwd},
+	{file: "written/copilot-pascal-PreCompact.json", harness: "copilot", kind: "precompact", event: "PreCompact", session: pascalSID, cwd: projCwd, trig: "manual"},
+	{file: "written/copilot-pascal-SessionEnd.json", harness: "copilot", kind: "end", event: "SessionEnd", session: pascalSID, cwd: projCwd, reason: "complete"},
+	// Cursor: conversation_id, the first workspace root, loop_count.
+	{file: "synthetic/cursor-sessionstart.json", harness: "cursor", kind: "start", event: "sessionStart", session: cursorSID, cwd: projCwd, source: "startup"},
+	{file: "synthetic/cursor-stop.json", harness: "cursor", kind: "stop", event: "stop", session: cursorSID, cwd: projCwd},
+	{file: "written/cursor-stop-loop1.json", harness: "cursor", kind: "stop", event: "stop", session: cursorSID, cwd: projCwd, active: true},
+	{file: "written/cursor-subagentStop.json", harness: "cursor", kind: "stop", event: "subagentStop", session: cursorSID, cwd: projCwd, subagent: true},
+	{file: "written/cursor-beforeSubmitPrompt.json", harness: "cursor", kind: "prompt", event: "beforeSubmitPrompt", session: cursorSID, cwd: projCwd, prompt: "Add a heartbeat test."},
+	{file: "written/cursor-preCompact.json", harness: "cursor", kind: "precompact", event: "preCompact", session: cursorSID, cwd: projCwd, trig: "auto"},
+	{file: "written/cursor-sessionEnd.json", harness: "cursor", kind: "end", event: "sessionEnd", session: cursorSID, cwd: projCwd, reason: "user_close"},
+}
+
+// TestNormalize normalizes every payload, in a capture home that holds the
+// captured transcripts at their paths.
+func TestNormalize(t *testing.T) {
+	home := captureDir(t)
+	covered := map[string]bool{}
+	for _, n := range norms {
+		covered[n.file] = true
+		t.Run(n.file, func(t *testing.T) {
+			h, err := hook.Lookup(n.harness)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(filepath.Join("testdata", "payloads", filepath.FromSlash(n.file)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev, err := hook.Normalize(h, n.arg, rehome(data, home), "/fallback")
+			if n.unhandled {
+				if !errors.Is(err, hook.ErrUnhandled) {
+					t.Fatalf("err = %v, want ErrUnhandled", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := n.want(h.Name, filepath.ToSlash(home))
+			got := ev.HookEvent
+			if (got.LastMessage == nil) != (want.LastMessage == nil) || got.LastMessage != nil && *got.LastMessage != *want.LastMessage {
+				t.Errorf("last message = %v, want %v", deref(got.LastMessage), deref(want.LastMessage))
+			}
+			if (got.TranscriptPath != "") != n.transcript || got.TranscriptPath != "" && !strings.HasPrefix(got.TranscriptPath, filepath.ToSlash(home)) {
+				t.Errorf("transcript path = %q, want one under the capture home: %v", got.TranscriptPath, n.transcript)
+			}
+			got.LastMessage, want.LastMessage, got.TranscriptPath = nil, nil, ""
+			if got != want || ev.Subagent != n.subagent {
+				t.Errorf("normalized\n%+v subagent %v\nwant\n%+v subagent %v", got, ev.Subagent, want, n.subagent)
+			}
+		})
+	}
+	err := filepath.WalkDir(filepath.Join("testdata", "payloads"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(path) != ".json" {
+			return err
+		}
+		rel, _ := filepath.Rel(filepath.Join("testdata", "payloads"), path)
+		if !covered[filepath.ToSlash(rel)] {
+			t.Errorf("payload %s has no normalization case", rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (n norm) want(provider, home string) continuity.HookEvent {
+	return continuity.HookEvent{Provider: provider, ProviderEvent: n.event, Kind: n.kind, SessionID: n.session,
+		Cwd: strings.ReplaceAll(n.cwd, "<home>", home), Source: n.source, Prompt: n.prompt, LastMessage: n.last,
+		StopHookActive: n.active, Trigger: n.trig, Reason: n.reason, Provisional: n.provisional}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}

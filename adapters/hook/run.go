@@ -1,0 +1,190 @@
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/continuity"
+)
+
+// RoleSubagent is the BATON_HOOK_ROLE value that makes every hook a no-op:
+// a harness that runs its subagents with their own hooks sets it for them.
+const RoleSubagent = "subagent"
+
+// Invocation is one `baton hook` process: the harness's JSON on Stdin, its
+// envelope on Stdout, at most one line on Stderr. Run never fails and never
+// blocks the person's work: whatever goes wrong, the hook exits 0, prints
+// nothing or one whole envelope, says on one stderr line what failed (never
+// memory content or prompt text) and, when the store can be reached, leaves
+// a receipt and its failure in the ledger.
+type Invocation struct {
+	// Harness is --harness; Event the optional EVENT argument.
+	Harness string
+	Event   string
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
+	// Dir is the process's working directory: the event's when its
+	// payload names none.
+	Dir string
+	// Home is the baton home the bottles are kept under; "" keeps none.
+	Home string
+	// Role is $BATON_HOOK_ROLE; RoleSubagent skips the hook.
+	Role string
+	// Nudge is $BATON_STOP_NUDGE=1: the Stop triage handshake.
+	Nudge bool
+	// Open returns the tenant-bound API. It is called only once the event
+	// is known to be handled (after the main-agent checks), at most once.
+	Open func(ctx context.Context) (continuity.API, error)
+	// Now is the clock a handover's age is read at; nil is time.Now.
+	Now func() time.Time
+}
+
+// Run runs the hook. See Invocation.
+func (inv *Invocation) Run(ctx context.Context) {
+	var problems []string
+	var out []byte
+	defer func() {
+		if r := recover(); r != nil {
+			// Nothing partial reaches stdout: it is written last, whole.
+			out, problems = nil, append(problems, "internal error")
+		}
+		if len(out) > 0 {
+			if _, err := inv.Stdout.Write(out); err != nil {
+				problems = append(problems, "write stdout: "+err.Error())
+			}
+		}
+		if len(problems) > 0 {
+			fmt.Fprintln(inv.Stderr, "baton hook: "+strings.Join(problems, "; "))
+		}
+	}()
+	say := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if inv.Role == RoleSubagent {
+		return
+	}
+	h, err := Lookup(inv.Harness)
+	if err != nil {
+		say("%v", err)
+		return
+	}
+	t, _ := loadTable() // Lookup loaded it
+	data, rerr := readBounded(inv.Stdin, t.StdinLimit)
+	var ev Event
+	if rerr == nil {
+		ev, err = Normalize(h, inv.Event, data, inv.Dir)
+	} else {
+		ev, _ = Normalize(h, inv.Event, nil, inv.Dir)
+		err = rerr
+	}
+	what := h.Name
+	if ev.ProviderEvent != "" {
+		what += " " + ev.ProviderEvent
+	}
+	cwd := ev.Cwd
+	if cwd == "" {
+		cwd = inv.Dir
+	}
+	switch {
+	case errors.Is(err, ErrUnhandled):
+		say("%v", err)
+		return
+	case ev.Subagent || LinkedWorktree(cwd):
+		// Main agent only, decided before any store is touched.
+		return
+	case err != nil:
+		say("%s: %s", what, describe(err))
+		if ev.ProviderEvent != "" {
+			if ferr := inv.recordFailure(ctx, h, ev, "stdin: "+describe(err)); ferr != nil {
+				say("record the failure: %s", describe(ferr))
+			}
+		}
+		return
+	}
+	if rendersTranscript(ev.Kind) && ev.TranscriptPath != "" {
+		if _, serr := os.Stat(ev.TranscriptPath); serr != nil {
+			say("%s: transcript not readable, the bottle is rebuilt from history", what)
+		}
+	}
+	api, err := inv.Open(ctx)
+	if err != nil {
+		say("%s: open the store: %s", what, describe(err))
+		return
+	}
+	e := continuity.NewEpisodes(api, h.Agent, inv.Home)
+	e.Nudge, e.Now = inv.Nudge, inv.Now
+	e.EndBudget = time.Duration(h.EndBudgetMillis) * time.Millisecond
+	res, herr := e.Handle(ctx, ev.HookEvent)
+	if herr != nil {
+		say("%s: %s", what, describe(herr))
+	}
+	out, err = h.Envelope(ev.HookEvent, res)
+	if err != nil {
+		out = nil
+		say("%s: envelope: %v", what, err)
+	}
+}
+
+// rendersTranscript reports whether rendering the bottle from the
+// transcript is the local work of events of kind k (Stop's incremental
+// render, PreCompact's seal): there a missing transcript is worth a line.
+func rendersTranscript(k continuity.HookKind) bool {
+	return k == continuity.HookStop || k == continuity.HookPreCompact
+}
+
+// recordFailure leaves the receipt of an event whose payload could not be
+// read, and its failure: the evidence that it arrived. The session id is
+// kept only when it is one.
+func (inv *Invocation) recordFailure(ctx context.Context, h *Harness, ev Event, reason string) error {
+	api, err := inv.Open(ctx)
+	if err != nil {
+		return err
+	}
+	p := continuity.EventParams{Provider: h.Name, ProviderEvent: ev.ProviderEvent, Agent: h.Agent}
+	if bottle.ValidateSessionID(ev.SessionID) == nil {
+		p.SessionID = ev.SessionID
+	}
+	id, err := api.AppendReceipt(ctx, continuity.ReceiptParams{Provider: p.Provider, ProviderEvent: p.ProviderEvent, Agent: p.Agent, SessionID: p.SessionID})
+	if err != nil {
+		return err
+	}
+	return api.RecordFailure(ctx, continuity.FailureParams{EventParams: p, ReceiptID: id.String(), Reason: reason})
+}
+
+// readBounded reads r up to limit bytes; more is too_large.
+func readBounded(r io.Reader, limit int64) ([]byte, error) {
+	if r == nil {
+		return nil, continuity.Invalid("stdin", "must be one JSON object")
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, &continuity.Error{Code: continuity.CodeInvalid, Message: "stdin could not be read", Err: err}
+	}
+	if int64(len(data)) > limit {
+		return nil, continuity.Errorf(continuity.CodeTooLarge, "stdin is larger than %d bytes", limit)
+	}
+	return data, nil
+}
+
+// describe renders an error for the stderr line and the ledger: a baton
+// error as its code, message and fields (safe by construction), anything
+// else as its code and first line, cut short.
+func describe(err error) string {
+	var be *continuity.Error
+	if errors.As(err, &be) {
+		return be.Error()
+	}
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	if len(msg) > 200 {
+		msg = msg[:200]
+	}
+	return string(continuity.ErrorCode(err)) + ": " + msg
+}

@@ -1,0 +1,102 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"strings"
+)
+
+// lastMessageReaders read a transcript's last model message, per transcript
+// format: a harness whose payload garbles it (Transcript.
+// LastMessageFromTranscript) names one of these formats. Each reads at most
+// the last tail bytes of a regular file and reports false when it finds no
+// message there.
+var lastMessageReaders = map[string]func(path string, tail int64) (string, bool){
+	"gemini": geminiLastMessage,
+}
+
+// tailLines returns the complete JSON lines among the last tail bytes of
+// the regular file at path: the first line is dropped when the read starts
+// mid-file, and a last line without its newline is kept only when it is
+// whole JSON (the writer may be mid-line).
+func tailLines(path string, tail int64) [][]byte {
+	// Only a regular file is opened: opening a FIFO would block.
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	start := max(fi.Size()-tail, 0)
+	buf := make([]byte, fi.Size()-start)
+	n, err := f.ReadAt(buf, start)
+	if err != nil && err != io.EOF {
+		return nil
+	}
+	buf = buf[:n]
+	if start > 0 {
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			return nil
+		}
+		buf = buf[i+1:]
+	}
+	lines := bytes.Split(buf, []byte{'\n'})
+	if last := lines[len(lines)-1]; !json.Valid(last) {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// geminiMessage is a Gemini CLI chat recording message: "gemini" messages
+// are the model's, their content a string.
+type geminiMessage struct {
+	Type    string          `json:"type"`
+	Content json.RawMessage `json:"content"`
+}
+
+// text returns the model message's text, or "".
+func (m geminiMessage) text() string {
+	var s string
+	if m.Type != "gemini" || json.Unmarshal(m.Content, &s) != nil {
+		return ""
+	}
+	return strings.TrimSpace(s)
+}
+
+// geminiLastMessage reads Gemini CLI's chat recording (gemini/NOTES.md):
+// JSONL of a header, message records, and {"$set": {...}} updates of which
+// {"$set": {"messages": [...]}} replaces the whole history (at creation,
+// resume and compression). The last model message with text, in file
+// order, is the turn's reply.
+func geminiLastMessage(path string, tail int64) (string, bool) {
+	last := ""
+	for _, line := range tailLines(path, tail) {
+		var rec struct {
+			geminiMessage
+			Set struct {
+				Messages []geminiMessage `json:"messages"`
+			} `json:"$set"`
+		}
+		if json.Unmarshal(line, &rec) != nil {
+			continue
+		}
+		if t := rec.text(); t != "" {
+			last = t
+		}
+		for _, m := range rec.Set.Messages {
+			if t := m.text(); t != "" {
+				last = t
+			}
+		}
+	}
+	return last, last != ""
+}

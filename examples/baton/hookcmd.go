@@ -1,0 +1,37 @@
+package main
+
+import (
+	"context"
+
+	"github.com/alecthomas/kong"
+	"github.com/batonhq/baton/adapters/hook"
+	"github.com/batonhq/baton/continuity"
+)
+
+// HookCmd is `baton hook [EVENT] --harness NAME`: one hook event of a
+// coding-agent harness, its JSON on stdin, its envelope on stdout. It always
+// exits 0 (a hook never blocks the person's work); what failed is one line
+// on stderr and, when the store can be reached, a failure in the ledger.
+type HookCmd struct {
+	Event string `arg:"" optional:"" help:"start, prompt, stop, precompact or end, or the harness's own event name; the payload's own event name wins when it has one."`
+	// Harness is checked against the harness table by the hook itself, so
+	// that no other command pays for reading the table.
+	Harness string `help:"The harness that runs the hook, as adapters/hook's table names it; a wrong name is answered with the known ones."`
+}
+
+// Run runs the hook. The store is opened only once the event is known to
+// be the main agent's, through the bound API (kctx resolves it on demand).
+func (c *HookCmd) Run(ctx context.Context, env *Env, kctx *kong.Context) error {
+	inv := hook.Invocation{
+		Harness: c.Harness, Event: c.Event,
+		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
+		Dir: env.Dir, Home: env.Home, Role: env.HookRole, Nudge: env.StopNudge,
+		Open: func(context.Context) (continuity.API, error) {
+			var api continuity.API
+			_, err := kctx.Call(func(a continuity.API) { api = a })
+			return api, err
+		},
+	}
+	inv.Run(ctx)
+	return nil
+}

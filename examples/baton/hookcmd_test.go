@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHookCommand runs `baton hook` as a harness does, as a process: the
+// envelope on stdout, and exit status 0 whatever goes wrong, with one line
+// on stderr saying what.
+func TestHookCommand(t *testing.T) {
+	home := t.TempDir()
+	cwd := t.TempDir()
+	env := []string{"BATON_HOME=" + home}
+	payload := func(event, extra string) string {
+		return `{"session_id":"s1","cwd":` + quote(cwd) + `,"hook_event_name":"` + event + `"` + extra + `}`
+	}
+	oneLine := func(t *testing.T, stderr string) {
+		t.Helper()
+		if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "baton hook: ") {
+			t.Errorf("stderr = %q, want one line", stderr)
+		}
+	}
+
+	t.Run("startup injects the briefing and the run id", func(t *testing.T) {
+		out, stderr, status := batonIn(t, cwd, env, payload("SessionStart", `,"source":"startup"`), "hook", "--harness", "codex")
+		var v struct {
+			HookSpecificOutput struct{ HookEventName, AdditionalContext string }
+		}
+		if status != exitOK || stderr != "" || json.Unmarshal([]byte(out), &v) != nil ||
+			v.HookSpecificOutput.HookEventName != "SessionStart" || !strings.Contains(v.HookSpecificOutput.AdditionalContext, "baton remember --session-run ") {
+			t.Fatalf("status %d, stderr %q, stdout %q", status, stderr, out)
+		}
+	})
+	t.Run("the nudge is BATON_STOP_NUDGE=1", func(t *testing.T) {
+		var last string
+		for range 3 {
+			out, stderr, status := batonIn(t, cwd, append(env, "BATON_STOP_NUDGE=1"), payload("Stop", `,"last_assistant_message":"done"`), "hook", "stop", "--harness", "codex")
+			if status != exitOK || stderr != "" {
+				t.Fatalf("status %d, stderr %q", status, stderr)
+			}
+			last = out
+		}
+		var v struct{ Decision, Reason string }
+		if json.Unmarshal([]byte(last), &v) != nil || v.Decision != "block" || strings.TrimSpace(v.Reason) == "" {
+			t.Errorf("the third Stop printed %q, want a block with a reason", last)
+		}
+	})
+	t.Run("malformed stdin", func(t *testing.T) {
+		out, stderr, status := batonIn(t, cwd, env, `{"session_id":`, "hook", "stop", "--harness", "claude-code")
+		if status != exitOK || out != "" {
+			t.Errorf("status %d, stdout %q", status, out)
+		}
+		oneLine(t, stderr)
+	})
+	t.Run("a corrupt database", func(t *testing.T) {
+		bad := t.TempDir()
+		if err := os.WriteFile(filepath.Join(bad, "baton.db"), []byte(strings.Repeat("garbage ", 1000)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, stderr, status := batonIn(t, cwd, []string{"BATON_HOME=" + bad}, payload("SessionStart", `,"source":"startup"`), "hook", "--harness", "gemini")
+		if status != exitOK || out != "" {
+			t.Errorf("status %d, stdout %q", status, out)
+		}
+		oneLine(t, stderr)
+	})
+	// Nothing below may touch a store: each runs in a home of its own that
+	// must stay empty.
+	for _, tc := range []struct {
+		name  string
+		env   []string
+		args  []string
+		quiet bool // nothing on stderr either
+	}{
+		{name: "an unknown harness", args: []string{"hook", "start", "--harness", "vim"}},
+		{name: "no harness", args: []string{"hook", "start"}},
+		{name: "an unknown flag", args: []string{"hook", "start", "--harness", "codex", "--frobnicate"}},
+		{name: "too many arguments", args: []string{"hook", "start", "stop", "--harness", "codex"}},
+		{name: "a subagent", env: []string{"BATON_HOOK_ROLE=subagent"}, args: []string{"hook", "start", "--harness", "codex"}, quiet: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			empty := t.TempDir()
+			out, stderr, status := batonIn(t, cwd, append(tc.env, "BATON_HOME="+empty), payload("SessionStart", `,"source":"startup"`), tc.args...)
+			if status != exitOK || out != "" {
+				t.Errorf("status %d, stdout %q", status, out)
+			}
+			if tc.quiet && stderr != "" {
+				t.Errorf("stderr = %q, want nothing", stderr)
+			}
+			if !tc.quiet {
+				oneLine(t, stderr)
+			}
+			if entries, _ := os.ReadDir(empty); len(entries) != 0 {
+				t.Errorf("the hook wrote into the baton home: %v", entries)
+			}
+		})
+	}
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
