@@ -26,27 +26,25 @@ type anthropicAPI struct {
 }
 
 func newAnthropicAPI(t *testing.T, reply func(r *request) claudeReply) *anthropicAPI {
-	a := &anthropicAPI{}
-	a.fakeModel = newFakeModel(t, "Messages API", func(w http.ResponseWriter, r *request) {
+	return &anthropicAPI{newFakeModel(t, "Messages API", func(m *fakeModel, w http.ResponseWriter, r *request) {
 		switch {
 		case r.Method == http.MethodPost && strings.HasSuffix(r.Path, "/v1/messages/count_tokens"):
-			a.setKind(r, "count_tokens")
+			m.setKind(r, "count_tokens")
 			writeJSON(w, obj{"input_tokens": 1000})
 		case r.Method == http.MethodPost && strings.HasSuffix(r.Path, "/v1/messages"):
 			rep := reply(r)
-			a.setKind(r, rep.Kind)
-			a.answer(w, r, rep)
+			m.setKind(r, rep.Kind)
+			answerMessages(w, r, rep)
 		default:
-			a.setKind(r, "other")
+			m.setKind(r, "other")
 			writeJSON(w, obj{})
 		}
-	})
-	return a
+	})}
 }
 
-// answer writes rep as a Messages API response: one text block, then one
+// answerMessages writes rep as a Messages API response: one text block, then one
 // Bash tool_use block when rep has a command.
-func (a *anthropicAPI) answer(w http.ResponseWriter, r *request, rep claudeReply) {
+func answerMessages(w http.ResponseWriter, r *request, rep claudeReply) {
 	model := str(r.JSON, "model")
 	var blocks []obj
 	if rep.Text != "" {

@@ -42,9 +42,9 @@ type fakeModel struct {
 }
 
 // newFakeModel starts serving h, which receives each request already read
-// and logged, and stops serving when the test ends; the log is printed
-// when the test fails.
-func newFakeModel(t *testing.T, name string, h func(w http.ResponseWriter, r *request)) *fakeModel {
+// and logged (and the model, to record how it answered), and stops serving
+// when the test ends; the log is printed when the test fails.
+func newFakeModel(t *testing.T, name string, h func(m *fakeModel, w http.ResponseWriter, r *request)) *fakeModel {
 	t.Helper()
 	m := &fakeModel{t: t}
 	m.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, hr *http.Request) {
@@ -53,7 +53,7 @@ func newFakeModel(t *testing.T, name string, h func(w http.ResponseWriter, r *re
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		h(w, r)
+		h(m, w, r)
 	}))
 	t.Cleanup(func() {
 		m.srv.CloseClientConnections()

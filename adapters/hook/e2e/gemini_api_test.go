@@ -32,20 +32,19 @@ type geminiAPI struct {
 const geminiStreamChunks = 2
 
 func newGeminiAPI(t *testing.T, reply func(r *request) geminiReply) *geminiAPI {
-	a := &geminiAPI{}
-	a.fakeModel = newFakeModel(t, "Gemini API", func(w http.ResponseWriter, r *request) {
+	return &geminiAPI{newFakeModel(t, "Gemini API", func(m *fakeModel, w http.ResponseWriter, r *request) {
 		usage := obj{"promptTokenCount": 50, "candidatesTokenCount": 7, "totalTokenCount": 57}
 		switch {
 		case r.Method == http.MethodGet && strings.Contains(r.Path, "/models"):
-			a.setKind(r, "models")
+			m.setKind(r, "models")
 			writeJSON(w, obj{"models": []any{}})
 		case strings.HasSuffix(r.Path, ":countTokens"):
-			a.setKind(r, "countTokens")
+			m.setKind(r, "countTokens")
 			writeJSON(w, obj{"totalTokens": 50})
 		case strings.HasSuffix(r.Path, ":streamGenerateContent"):
 			rep := reply(r)
-			a.setKind(r, rep.Kind)
-			a.stream(w, rep, usage)
+			m.setKind(r, rep.Kind)
+			streamGemini(w, rep, usage)
 		case strings.HasSuffix(r.Path, ":generateContent"):
 			text := fmt.Sprintf("<state_snapshot>\n  <overall_goal>FAKE-SUMMARY %d</overall_goal>\n</state_snapshot>", r.Seq)
 			kind := "summary"
@@ -55,21 +54,20 @@ func newGeminiAPI(t *testing.T, reply func(r *request) geminiReply) *geminiAPI {
 					"complexity_reasoning": "fake", "complexity_score": 1})
 				text, kind = string(b), "json"
 			}
-			a.setKind(r, kind)
+			m.setKind(r, kind)
 			writeJSON(w, obj{"candidates": []any{obj{"content": obj{"role": "model", "parts": []any{obj{"text": text}}},
 				"finishReason": "STOP", "index": 0}}, "usageMetadata": usage, "modelVersion": "fake"})
 		default:
-			a.setKind(r, "other")
+			m.setKind(r, "other")
 			w.WriteHeader(http.StatusNotFound)
 			writeJSON(w, obj{"error": obj{"code": 404, "message": "not found", "status": "NOT_FOUND"}})
 		}
-	})
-	return a
+	})}
 }
 
-// stream answers a turn in chunks; the last carries finishReason and the
+// streamGemini answers a turn in chunks; the last carries finishReason and the
 // usage.
-func (a *geminiAPI) stream(w http.ResponseWriter, rep geminiReply, usage obj) {
+func streamGemini(w http.ResponseWriter, rep geminiReply, usage obj) {
 	var parts [][]any
 	if rep.Command != "" {
 		parts = append(parts, []any{obj{"functionCall": obj{"name": "run_shell_command",

@@ -29,26 +29,26 @@ type responsesAPI struct {
 }
 
 func newResponsesAPI(t *testing.T, reply func(r *request) codexReply) *responsesAPI {
-	a := &responsesAPI{}
-	a.fakeModel = newFakeModel(t, "Responses API", func(w http.ResponseWriter, r *request) {
+	return &responsesAPI{newFakeModel(t, "Responses API", func(m *fakeModel, w http.ResponseWriter, r *request) {
 		switch {
 		case r.Method == http.MethodGet && strings.HasPrefix(r.Path, "/v1/models"):
-			a.setKind(r, "models")
+			m.setKind(r, "models")
 			writeJSON(w, obj{"object": "list", "data": []any{}, "models": []any{}})
 		case r.Method == http.MethodPost && strings.HasSuffix(r.Path, "/responses"):
 			rep := reply(r)
-			a.setKind(r, rep.Kind)
-			a.answer(w, r, rep)
+			m.setKind(r, rep.Kind)
+			answerResponses(w, r, rep)
 		default:
-			a.setKind(r, "other")
+			m.setKind(r, "other")
 			w.WriteHeader(http.StatusNotFound)
 			writeJSON(w, obj{"error": obj{"message": "not found: " + r.Path}})
 		}
-	})
-	return a
+	})}
 }
 
-func (a *responsesAPI) answer(w http.ResponseWriter, r *request, rep codexReply) {
+// answerResponses writes rep as a Responses API stream: a function call
+// of the shell tool when rep has a command, else one output_text message.
+func answerResponses(w http.ResponseWriter, r *request, rep codexReply) {
 	id := fmt.Sprintf("resp_%04d", r.Seq)
 	tokens := rep.InputTokens
 	if tokens == 0 {
