@@ -52,7 +52,9 @@ func (m *claudeModel) reply(r *request) claudeReply {
 	turn := lastUserTurn(r)
 	switch {
 	case strings.Contains(turn.Text, summaryAsk):
-		return claudeReply{Kind: "compact", Text: fmt.Sprintf("FAKE-SUMMARY %d: the user asked to record a decision; it was recorded.", r.Seq)}
+		// The blocks the compaction prompt asks for: a summary without them
+		// makes Claude Code 2.1.328 ask a second time.
+		return claudeReply{Kind: "compact", Text: fmt.Sprintf("<analysis>FAKE-ANALYSIS %d</analysis>\n<summary>FAKE-SUMMARY %d: the user asked to record a decision; it was recorded.</summary>", r.Seq, r.Seq)}
 	case !hasTools(r):
 		return claudeReply{Kind: "side", Text: "FAKE-SIDE"}
 	case turn.ToolResult:
