@@ -71,7 +71,14 @@ func (w *world) terminal(bin string, m *geminiAPI, args ...string) *terminal {
 	w.t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = w.project
-	cmd.Env = append(append([]string{}, w.env...), "GEMINI_API_KEY=e2e-fake", "GOOGLE_GEMINI_BASE_URL="+m.URL(),
+	// CI=true (or GITHUB_ACTIONS=true) makes Gemini CLI headless even on a
+	// terminal; .ci/run runs with CI=true.
+	for _, kv := range w.env {
+		if !strings.HasPrefix(kv, "CI=") && !strings.HasPrefix(kv, "GITHUB_ACTIONS=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "GEMINI_API_KEY=e2e-fake", "GOOGLE_GEMINI_BASE_URL="+m.URL(),
 		"GEMINI_CLI_TRUST_WORKSPACE=true", "TERM=xterm-256color")
 	term, err := startTerminal(cmd)
 	if err != nil {
