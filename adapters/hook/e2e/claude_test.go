@@ -275,11 +275,7 @@ func TestE2EClaudeCode(t *testing.T) {
 
 	// The bottle holds the verbatim turns and no private content; nor does
 	// the database.
-	b, err := os.ReadFile(bottlePath)
-	if err != nil {
-		t.Fatalf("the sealed bottle: %v", err)
-	}
-	bottle := string(b)
+	bottle := readBottle(t, bottlePath)
 	m.mu.Lock()
 	answers := slices.Clone(m.answers)
 	m.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -431,7 +432,7 @@ var runIDPattern = regexp.MustCompile(`sessionRunId is ([0-9a-f]{8}-[0-9a-f]{4}-
 
 // bottlePointer finds the bottle path a continuation injected: the
 // indented line after "Read this file".
-var bottlePointer = regexp.MustCompile(`Read this file[^\n]*\n[^\n]*\n\s*\n\s+(\S+\.md)\s*\n`)
+var bottlePointer = regexp.MustCompile(`Read (\S+\.md) \(lines`)
 
 // marker returns a random marker for texts the test looks for.
 func marker(prefix string) string {
@@ -459,4 +460,24 @@ func filesContaining(t *testing.T, dir, needle string) []string {
 		t.Fatal(err)
 	}
 	return hits
+}
+
+// readBottle returns a paged bottle whole: its index (at indexPath) and
+// every page beside it, in name order.
+func readBottle(t *testing.T, indexPath string) string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(filepath.Dir(indexPath), "*.md"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("the bottle at %s: %v (%d files)", indexPath, err, len(files))
+	}
+	slices.Sort(files)
+	var b strings.Builder
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(data)
+	}
+	return b.String()
 }
