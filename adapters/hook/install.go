@@ -105,11 +105,13 @@ type InstallPlan struct {
 	Changes []FileChange
 }
 
-// InstallHarnesses lists the harnesses install knows.
+// InstallHarnesses lists the harnesses install knows: every row of the
+// harness table.
 func InstallHarnesses() []string {
-	names := make([]string, len(installTable))
-	for i, h := range installTable {
-		names[i] = h.name
+	hs, _ := Harnesses()
+	names := make([]string, len(hs))
+	for i, h := range hs {
+		names[i] = h.Name
 	}
 	return names
 }
@@ -141,7 +143,7 @@ func plan(o InstallOptions, install bool) (*InstallPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, filepath.FromSlash(h.file))
+	path := filepath.Join(dir, filepath.FromSlash(h.Install.File))
 	before, err := readConfig(path)
 	if err != nil {
 		return nil, err
@@ -155,15 +157,15 @@ func plan(o InstallOptions, install bool) (*InstallPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &InstallPlan{Harness: h.name, Scope: scope, Changes: []FileChange{{Path: path, Before: before, After: after}}}
-	if h.trustFile == "" {
+	p := &InstallPlan{Harness: h.Name, Scope: scope, Changes: []FileChange{{Path: path, Before: before, After: after}}}
+	if h.Install.TrustFile == "" {
 		return p, nil
 	}
 	userDir, err := h.configDir(o, ScopeUser)
 	if err != nil {
 		return nil, err
 	}
-	trust := FileChange{Path: filepath.Join(userDir, h.trustFile)}
+	trust := FileChange{Path: filepath.Join(userDir, h.Install.TrustFile)}
 	if trust.Before, err = readConfig(trust.Path); err != nil {
 		return nil, err
 	}
@@ -184,11 +186,15 @@ func plan(o InstallOptions, install bool) (*InstallPlan, error) {
 }
 
 // resolveHarness finds o's harness and its scope.
-func resolveHarness(o InstallOptions) (*installHarness, InstallScope, error) {
-	var h *installHarness
-	for _, c := range installTable {
-		if c.name == o.Harness {
-			h = c
+func resolveHarness(o InstallOptions) (*Harness, InstallScope, error) {
+	hs, err := Harnesses()
+	if err != nil {
+		return nil, "", err
+	}
+	var h *Harness
+	for i := range hs {
+		if hs[i].Name == o.Harness {
+			h = &hs[i]
 		}
 	}
 	if h == nil {
@@ -196,13 +202,13 @@ func resolveHarness(o InstallOptions) (*installHarness, InstallScope, error) {
 	}
 	switch o.Scope {
 	case "":
-		if h.userDir == "" {
+		if h.Install.UserDir == "" {
 			return h, ScopeProject, nil
 		}
 		return h, ScopeUser, nil
 	case ScopeUser:
-		if h.userDir == "" {
-			return nil, "", continuity.Invalid("scope", fmt.Sprintf("%s reads hooks only from the project (%s): use the project scope", h.name, h.projectDir))
+		if h.Install.UserDir == "" {
+			return nil, "", continuity.Invalid("scope", fmt.Sprintf("%s reads hooks only from the project (%s): use the project scope", h.Name, h.Install.ProjectDir))
 		}
 		return h, ScopeUser, nil
 	case ScopeProject:
@@ -212,22 +218,22 @@ func resolveHarness(o InstallOptions) (*installHarness, InstallScope, error) {
 }
 
 // configDir is the directory holding h's files in scope.
-func (h *installHarness) configDir(o InstallOptions, scope InstallScope) (string, error) {
+func (h *Harness) configDir(o InstallOptions, scope InstallScope) (string, error) {
 	if scope == ScopeProject {
 		if o.Project == "" {
 			return "", continuity.Invalid("project", "the project scope needs the project's directory")
 		}
-		return filepath.Abs(filepath.Join(o.Project, filepath.FromSlash(h.projectDir)))
+		return filepath.Abs(filepath.Join(o.Project, filepath.FromSlash(h.Install.ProjectDir)))
 	}
-	if h.dirEnv != "" && o.Getenv != nil {
-		if dir := o.Getenv(h.dirEnv); dir != "" {
+	if h.Install.DirEnv != "" && o.Getenv != nil {
+		if dir := o.Getenv(h.Install.DirEnv); dir != "" {
 			return filepath.Abs(dir)
 		}
 	}
 	if o.Home == "" {
 		return "", continuity.Invalid("home", "the user's home directory is unknown")
 	}
-	return filepath.Abs(filepath.Join(o.Home, filepath.FromSlash(h.userDir)))
+	return filepath.Abs(filepath.Join(o.Home, filepath.FromSlash(h.Install.UserDir)))
 }
 
 // readConfig reads a configuration file; nil, with no error, when there is
@@ -256,9 +262,9 @@ var errMalformed = errors.New("malformed configuration")
 
 // open parses a configuration: the skeleton when there is no file (or only
 // whitespace), which must hold an object.
-func (h *installHarness) open(path string, src []byte) (*jsonDoc, error) {
+func (h *Harness) open(path string, src []byte) (*jsonDoc, error) {
 	if len(bytes.TrimSpace(src)) == 0 {
-		src = []byte(h.skeleton)
+		src = []byte(h.Install.Skeleton)
 	}
 	d, err := parseJSONDoc(path, src)
 	if err != nil {
@@ -272,21 +278,21 @@ func (h *installHarness) open(path string, src []byte) (*jsonDoc, error) {
 
 // locate returns d's "hooks" object and ev's list in it, each nil when
 // absent.
-func (h *installHarness) locate(d *jsonDoc, ev installEvent) (hooks, list *jsonNode, err error) {
+func (h *Harness) locate(d *jsonDoc, ev EventName) (hooks, list *jsonNode, err error) {
 	if hooks, _ = d.member(d.root, "hooks"); hooks == nil {
 		return nil, nil, nil
 	}
 	if hooks.delim != '{' {
 		return nil, nil, malformed(`%s: "hooks" is not an object`, d.name)
 	}
-	if list, _ = d.member(hooks, ev.name); list != nil && list.delim != '[' {
-		return nil, nil, malformed(`%s: "hooks.%s" is not a list`, d.name, ev.name)
+	if list, _ = d.member(hooks, ev.Name); list != nil && list.delim != '[' {
+		return nil, nil, malformed(`%s: "hooks.%s" is not a list`, d.name, ev.Name)
 	}
 	return hooks, list, nil
 }
 
 // mine lists the indices of baton's entries for ev in list.
-func (h *installHarness) mine(d *jsonDoc, list *jsonNode, ev installEvent) []int {
+func (h *Harness) mine(d *jsonDoc, list *jsonNode, ev EventName) []int {
 	var idx []int
 	for i, item := range list.items {
 		if h.isMine(d, item, ev) {
@@ -296,9 +302,9 @@ func (h *installHarness) mine(d *jsonDoc, list *jsonNode, ev installEvent) []int
 	return idx
 }
 
-func (h *installHarness) isMine(d *jsonDoc, entry *jsonNode, ev installEvent) bool {
+func (h *Harness) isMine(d *jsonDoc, entry *jsonNode, ev EventName) bool {
 	handler := entry
-	if h.nested {
+	if h.Install.Nested {
 		if entry.delim != '{' {
 			return false
 		}
@@ -312,67 +318,68 @@ func (h *installHarness) isMine(d *jsonDoc, entry *jsonNode, ev installEvent) bo
 		return false
 	}
 	cmd, _ := d.member(handler, h.commandKey())
-	return cmd != nil && cmd.isStr && strings.HasSuffix(cmd.str, h.commandTail(ev.kind))
+	return cmd != nil && cmd.isStr && strings.HasSuffix(cmd.str, h.commandTail(ev.Kind))
 }
 
-// commandKey is the handler field holding the command baton recognizes.
-func (h *installHarness) commandKey() string {
-	for _, f := range h.handler {
-		if f.kind == fieldCommand {
-			return f.key
+// commandKey is the handler field holding the command baton recognizes:
+// the first $command field (the table's check makes sure there is one).
+func (h *Harness) commandKey() string {
+	for _, f := range h.Install.Handler {
+		if f.Value == placeCommand {
+			return f.Key
 		}
 	}
-	panic("hook: install: " + h.name + " has no command field")
+	return ""
 }
 
 // commandTail is what every command baton registers for kind ends with.
-func (h *installHarness) commandTail(kind string) string {
-	return " hook " + kind + " --harness " + h.name
+func (h *Harness) commandTail(kind continuity.HookKind) string {
+	return " hook " + string(kind) + " --harness " + h.Name
 }
 
 // entry is what install writes into ev's list.
-func (h *installHarness) entry(ev installEvent, binary string) any {
-	handler := make(jsonObj, 0, len(h.handler))
-	for _, f := range h.handler {
-		var v any
-		switch f.kind {
-		case fieldLiteral:
-			v = f.literal
-		case fieldLabel:
-			v = "baton-" + ev.kind
-		case fieldCommand:
-			v = quotePath(binary, f.quote) + h.commandTail(ev.kind)
-		case fieldTimeout:
-			v = int(math.Ceil(float64(installTimeouts[ev.kind]) / float64(f.unit)))
+func (h *Harness) entry(ev EventName, binary string) any {
+	t, _ := loadTable() // h is one of its rows
+	handler := make(jsonObj, 0, len(h.Install.Handler))
+	for _, f := range h.Install.Handler {
+		var v any = f.Value
+		switch f.Value {
+		case placeLabel:
+			v = "baton-" + string(ev.Kind)
+		case placeCommand:
+			v = quotePath(binary, f.Quote) + h.commandTail(ev.Kind)
+		case placeTimeout:
+			timeout := time.Duration(t.HookTimeoutsMillis[ev.Kind]) * time.Millisecond
+			v = int(math.Ceil(float64(timeout) / float64(f.Unit)))
 		}
-		handler = append(handler, jsonKV{f.key, v})
+		handler = append(handler, jsonKV{f.Key, v})
 	}
-	if !h.nested {
+	if !h.Install.Nested {
 		return handler
 	}
 	group := jsonObj{}
-	if ev.matcher != "" {
-		group = append(group, jsonKV{"matcher", ev.matcher})
+	if ev.Matcher != "" {
+		group = append(group, jsonKV{"matcher", ev.Matcher})
 	}
 	return append(group, jsonKV{"hooks", []any{handler}})
 }
 
 // install returns src with baton's entries in place.
-func (h *installHarness) install(path string, src []byte, binary string) ([]byte, error) {
+func (h *Harness) install(path string, src []byte, binary string) ([]byte, error) {
 	d, err := h.open(path, src)
 	if err != nil {
 		return nil, err
 	}
-	for _, ev := range h.events {
+	for _, ev := range h.registered() {
 		want := h.entry(ev, binary)
 		hooks, list, err := h.locate(d, ev)
 		switch {
 		case err != nil:
 			return nil, err
 		case hooks == nil:
-			err = d.insertLast(d.root, "hooks", jsonObj{{ev.name, []any{want}}})
+			err = d.insertLast(d.root, "hooks", jsonObj{{ev.Name, []any{want}}})
 		case list == nil:
-			err = d.insertLast(hooks, ev.name, []any{want})
+			err = d.insertLast(hooks, ev.Name, []any{want})
 		default:
 			err = h.place(d, ev, want)
 		}
@@ -385,7 +392,7 @@ func (h *installHarness) install(path string, src []byte, binary string) ([]byte
 
 // place makes baton's first entry in ev's list equal want (appending it when
 // there is none) and removes any other.
-func (h *installHarness) place(d *jsonDoc, ev installEvent, want any) error {
+func (h *Harness) place(d *jsonDoc, ev EventName, want any) error {
 	_, list, _ := h.locate(d, ev)
 	mine := h.mine(d, list, ev)
 	switch {
@@ -402,7 +409,7 @@ func (h *installHarness) place(d *jsonDoc, ev installEvent, want any) error {
 
 // removeMine removes baton's entries for ev after the first keep, the last
 // first, and returns how many it removed.
-func (h *installHarness) removeMine(d *jsonDoc, ev installEvent, keep int) (int, error) {
+func (h *Harness) removeMine(d *jsonDoc, ev EventName, keep int) (int, error) {
 	for n := 0; ; n++ {
 		_, list, err := h.locate(d, ev)
 		if err != nil || list == nil {
@@ -420,7 +427,7 @@ func (h *installHarness) removeMine(d *jsonDoc, ev installEvent, keep int) (int,
 
 // uninstall returns src without baton's entries, and nil to delete a file of
 // baton's own that only its skeleton is left in.
-func (h *installHarness) uninstall(path string, src []byte) ([]byte, error) {
+func (h *Harness) uninstall(path string, src []byte) ([]byte, error) {
 	if len(bytes.TrimSpace(src)) == 0 {
 		return src, nil
 	}
@@ -429,7 +436,7 @@ func (h *installHarness) uninstall(path string, src []byte) ([]byte, error) {
 		return nil, err
 	}
 	removed, pruned := false, false
-	for _, ev := range h.events {
+	for _, ev := range h.registered() {
 		n, err := h.removeMine(d, ev, 0)
 		if err != nil {
 			return nil, err
@@ -439,7 +446,7 @@ func (h *installHarness) uninstall(path string, src []byte) ([]byte, error) {
 		}
 		removed = true
 		if hooks, list, _ := h.locate(d, ev); len(list.items) == 0 {
-			_, i := d.member(hooks, ev.name)
+			_, i := d.member(hooks, ev.Name)
 			if err := d.removeItem(hooks, i); err != nil {
 				return nil, err
 			}
@@ -451,7 +458,7 @@ func (h *installHarness) uninstall(path string, src []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if removed && h.ownFile && jsonEqual(d.src, []byte(h.skeleton)) {
+	if removed && h.Install.OwnFile && jsonEqual(d.src, []byte(h.Install.Skeleton)) {
 		return nil, nil
 	}
 	return d.src, nil

@@ -92,13 +92,13 @@ func codexTrustHash(event string, matcher *string, h codexHandler) string {
 
 // trustEntries are the trust entries for baton's hooks in the hooks.json
 // at path holding src, at the positions they hold there.
-func (h *installHarness) trustEntries(path string, src []byte) ([]trustEntry, error) {
+func (h *Harness) trustEntries(path string, src []byte) ([]trustEntry, error) {
 	d, err := h.open(path, src)
 	if err != nil {
 		return nil, err
 	}
 	var out []trustEntry
-	for _, ev := range h.events {
+	for _, ev := range h.registered() {
 		_, list, err := h.locate(d, ev)
 		if err != nil {
 			return nil, err
@@ -109,11 +109,11 @@ func (h *installHarness) trustEntries(path string, src []byte) ([]trustEntry, er
 				Hooks   []codexHandler `json:"hooks"`
 			}
 			if err := json.Unmarshal(d.raw(list.items[i]), &group); err != nil {
-				return nil, malformed("%s: hooks.%s[%d]: %v", path, ev.name, i, err)
+				return nil, malformed("%s: hooks.%s[%d]: %v", path, ev.Name, i, err)
 			}
 			out = append(out, trustEntry{
-				key:  fmt.Sprintf("%s:%s:%d:0", path, ev.trustName, i),
-				hash: codexTrustHash(ev.trustName, group.Matcher, group.Hooks[0]),
+				key:  fmt.Sprintf("%s:%s:%d:0", path, ev.TrustName, i),
+				hash: codexTrustHash(ev.TrustName, group.Matcher, group.Hooks[0]),
 			})
 		}
 	}

@@ -26,8 +26,8 @@ func TestCodexTrustRecipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	snake := map[string]string{"PreToolUse": "pre_tool_use", "PostToolUse": "post_tool_use", "PostCompact": "post_compact"}
-	for _, ev := range claudeEvents {
-		snake[ev.name] = ev.trustName
+	for _, ev := range tableHarness(t, "codex").registered() {
+		snake[ev.Name] = ev.TrustName
 	}
 	got := map[string]string{}
 	for event, groups := range cfg.Hooks {
@@ -67,7 +67,7 @@ func codexCase(t *testing.T, extra string) (home, tomlPath string, o InstallOpti
 func TestCodexTrustTheUsersOwn(t *testing.T) {
 	_, tomlPath, o := codexCase(t, "")
 	hooks := mustPlan(t, PlanInstall, o).Changes[1]
-	want, err := installTable[1].trustEntries(hooks.Path, hooks.After)
+	want, err := tableHarness(t, "codex").trustEntries(hooks.Path, hooks.After)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -98,36 +98,36 @@ func FuzzInstallJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		for _, h := range []*installHarness{installTable[0], installTable[4]} { // nested, flat
+		for _, h := range []*Harness{tableHarness(t, "claude-code"), tableHarness(t, "cursor")} { // nested, flat
 			got, err := h.install("f.json", src, testBinary)
 			if err != nil {
 				if !errors.Is(err, errMalformed) {
-					t.Fatalf("%s: install: %v", h.name, err)
+					t.Fatalf("%s: install: %v", h.Name, err)
 				}
 				continue
 			}
 			if !json.Valid(got) {
-				t.Fatalf("%s: install wrote invalid JSON:\n%s", h.name, got)
+				t.Fatalf("%s: install wrote invalid JSON:\n%s", h.Name, got)
 			}
 			if again, err := h.install("f.json", got, testBinary); err != nil || !bytes.Equal(again, got) {
-				t.Fatalf("%s: a second install changed\n%s\nto\n%s (%v)", h.name, got, again, err)
+				t.Fatalf("%s: a second install changed\n%s\nto\n%s (%v)", h.Name, got, again, err)
 			}
 			back, err := h.uninstall("f.json", got)
 			if err != nil {
-				t.Fatalf("%s: uninstall: %v", h.name, err)
+				t.Fatalf("%s: uninstall: %v", h.Name, err)
 			}
 			want := src
 			if len(bytes.TrimSpace(src)) == 0 {
-				want = []byte(h.skeleton)
+				want = []byte(h.Install.Skeleton)
 			}
 			if want, err = h.uninstall("f.json", want); err != nil {
-				t.Fatalf("%s: uninstall of the original: %v", h.name, err)
+				t.Fatalf("%s: uninstall of the original: %v", h.Name, err)
 			}
-			if back == nil && h.ownFile {
+			if back == nil && h.Install.OwnFile {
 				continue
 			}
 			if a, b := pruned(h, back), pruned(h, want); a != b {
-				t.Fatalf("%s: install then uninstall gives\n%s\nnot\n%s", h.name, a, b)
+				t.Fatalf("%s: install then uninstall gives\n%s\nnot\n%s", h.Name, a, b)
 			}
 		}
 	})
@@ -135,15 +135,15 @@ func FuzzInstallJSON(f *testing.F) {
 
 // pruned is src's value without empty lists of h's events in "hooks" and
 // without "hooks" once empty, marshalled with sorted keys.
-func pruned(h *installHarness, src []byte) string {
+func pruned(h *Harness, src []byte) string {
 	var v map[string]any
 	if err := json.Unmarshal(src, &v); err != nil {
 		return "invalid: " + err.Error()
 	}
 	if hooks, ok := v["hooks"].(map[string]any); ok {
-		for _, ev := range h.events {
-			if l, ok := hooks[ev.name].([]any); ok && len(l) == 0 {
-				delete(hooks, ev.name)
+		for _, ev := range h.registered() {
+			if l, ok := hooks[ev.Name].([]any); ok && len(l) == 0 {
+				delete(hooks, ev.Name)
 			}
 		}
 		if len(hooks) == 0 {

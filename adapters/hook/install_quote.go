@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 )
@@ -17,6 +18,18 @@ const (
 	quoteWindows
 	quotePowerShell
 )
+
+// quoteNames are the styles' names in the harness table.
+var quoteNames = map[string]quoteStyle{"shell": quoteShell, "posix": quotePOSIX, "windows": quoteWindows, "powershell": quotePowerShell}
+
+func (s *quoteStyle) UnmarshalText(b []byte) error {
+	q, ok := quoteNames[string(b)]
+	if !ok {
+		return fmt.Errorf("quote %q is not one of shell, posix, windows, powershell", b)
+	}
+	*s = q
+	return nil
+}
 
 // quotePath quotes path as the first word of a command line in style s.
 func quotePath(path string, s quoteStyle) string {

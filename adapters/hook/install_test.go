@@ -283,8 +283,8 @@ func TestInstallReplacesItsOwnEntries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := installTable[1]
-	stop := h.events[2]
+	h := tableHarness(t, "codex")
+	stop := h.registered()[2]
 	_, list, _ := h.locate(doc, stop)
 	if err := doc.insertLast(list, "", h.entry(stop, "/old/baton")); err != nil {
 		t.Fatal(err)
@@ -300,10 +300,10 @@ func TestInstallReplacesItsOwnEntries(t *testing.T) {
 	if strings.Contains(moved[hooksPath], testBinary) || strings.Contains(moved[hooksPath], "/old/baton") {
 		t.Errorf("the old binaries are still registered:\n%s", moved[hooksPath])
 	}
-	if n := strings.Count(moved[hooksPath], "/usr/local/bin/baton hook"); n != len(h.events) {
-		t.Errorf("%d entries run the new binary, want %d", n, len(h.events))
+	if n := strings.Count(moved[hooksPath], "/usr/local/bin/baton hook"); n != len(h.registered()) {
+		t.Errorf("%d entries run the new binary, want %d", n, len(h.registered()))
 	}
-	if strings.Count(moved[tomlPath], trustMarker) != len(h.events) || moved[tomlPath] == first[tomlPath] {
+	if strings.Count(moved[tomlPath], trustMarker) != len(h.registered()) || moved[tomlPath] == first[tomlPath] {
 		t.Errorf("config.toml does not trust exactly the new entries:\n%s", moved[tomlPath])
 	}
 	// The entries kept their positions: same keys, new hashes.
@@ -500,32 +500,47 @@ func TestInstalledCommands(t *testing.T) {
 		"copilot":     {"start": 10, "prompt": 5, "stop": 30, "precompact": 30, "end": 2},
 		"cursor":      {"start": 10, "prompt": 5, "stop": 30, "precompact": 30, "end": 2},
 	}
-	for _, h := range installTable {
+	hs, err := Harnesses()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hs {
 		var kinds []string
-		for _, ev := range h.events {
-			kinds = append(kinds, ev.kind)
+		for _, ev := range h.registered() {
+			kind := string(ev.Kind)
+			kinds = append(kinds, kind)
 			handler := h.entry(ev, "/opt/it's here/baton").(jsonObj)
-			if h.nested {
+			if h.Install.Nested {
 				handler = objField(handler, "hooks").([]any)[0].(jsonObj)
 			}
-			tail := " hook " + ev.kind + " --harness " + h.name
-			for _, f := range h.handler {
-				switch got := objField(handler, f.key); f.kind {
-				case fieldCommand:
-					if want := quotePath("/opt/it's here/baton", f.quote) + tail; got != want {
-						t.Errorf("%s %s: %s = %v, want %s", h.name, ev.kind, f.key, got, want)
+			tail := " hook " + kind + " --harness " + h.Name
+			for _, f := range h.Install.Handler {
+				switch got := objField(handler, f.Key); f.Value {
+				case placeCommand:
+					if want := quotePath("/opt/it's here/baton", f.Quote) + tail; got != want {
+						t.Errorf("%s %s: %s = %v, want %s", h.Name, kind, f.Key, got, want)
 					}
-				case fieldTimeout:
-					if want := timeouts[h.name][ev.kind]; got != want {
-						t.Errorf("%s %s: %s = %v, want %d", h.name, ev.kind, f.key, got, want)
+				case placeTimeout:
+					if want := timeouts[h.Name][kind]; got != want {
+						t.Errorf("%s %s: %s = %v, want %d", h.Name, kind, f.Key, got, want)
 					}
 				}
 			}
 		}
 		if got := strings.Join(kinds, " "); got != "start prompt stop precompact end" {
-			t.Errorf("%s registers %s", h.name, got)
+			t.Errorf("%s registers %s", h.Name, got)
 		}
 	}
+}
+
+// tableHarness is the harness table's row named name.
+func tableHarness(tb testing.TB, name string) *Harness {
+	tb.Helper()
+	h, err := Lookup(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return h
 }
 
 func objField(o jsonObj, key string) any {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/batonhq/baton/continuity"
 )
@@ -24,6 +25,13 @@ type Table struct {
 	// StdinLimit bounds a hook's stdin in bytes; a larger payload is not
 	// read (the failure posture).
 	StdinLimit int64 `json:"stdinLimit"`
+	// HookTimeoutsMillis is how long, by event kind, `baton install` lets
+	// the harness run each of baton's hooks before killing it. A hook keeps
+	// its own, shorter budgets; these are the outer limit. The end hook
+	// closes within 1 s: 1.5 s is Claude Code's default SessionEnd budget (a
+	// larger per-hook timeout would raise it), and rounded up to whole
+	// seconds (2 s) it stays under Codex's 3 s clamp.
+	HookTimeoutsMillis map[continuity.HookKind]int64 `json:"hookTimeoutsMs"`
 	// Harnesses are the harnesses, in the order they are listed.
 	Harnesses []Harness `json:"harnesses"`
 }
@@ -37,12 +45,15 @@ type Harness struct {
 	// Note cites where the row's facts come from.
 	Note string `json:"note"`
 	// Dialects are the payload shapes the harness sends; the first whose
-	// Detect key the payload carries is used, else the first.
+	// Detect key the payload carries is used, else the first. The first
+	// is also the one `baton install` registers.
 	Dialects []Dialect `json:"dialects"`
 	// Transcript describes the harness's transcript file.
 	Transcript Transcript `json:"transcript"`
 	// Envelopes are what the harness accepts back.
 	Envelopes Envelopes `json:"envelopes"`
+	// Install is where and how `baton install` registers the hooks.
+	Install Install `json:"install"`
 	// EndBudgetMillis bounds SessionEnd's close and handover.
 	EndBudgetMillis int `json:"endBudgetMs"`
 }
@@ -97,6 +108,79 @@ type EventName struct {
 	// ProvisionalTriggers are the PreCompact triggers the harness sends
 	// before deciding whether to compact (see HookEvent.Provisional).
 	ProvisionalTriggers []string `json:"provisionalTriggers,omitempty"`
+	// Matcher is the matcher `baton install` registers the event under,
+	// selecting the sources baton handles; empty writes none (all).
+	Matcher string `json:"matcher,omitempty"`
+	// TrustName is the event's key in the harness's trust entries (Codex's
+	// snake_case names); see Install.TrustFile.
+	TrustName string `json:"trustName,omitempty"`
+}
+
+// Install is how a harness's own configuration registers hooks, which
+// `baton install` edits: where the file is in each scope, how it nests its
+// entries, and the fields of one handler. Install registers, for each kind,
+// the event `baton hook KIND` resolves to in the harness's first dialect.
+// Sources: ../shared/harness/CONTRACTS.md (sections 1.5, 2.4, 3.4, 4.4,
+// 5.4), the working configurations captured beside it (codex/hooks.json and
+// config.toml, gemini/settings.json) and codex/NOTES.md for the trust
+// entries.
+type Install struct {
+	// UserDir is the configuration directory under the user's home; empty
+	// when the harness reads no user-level hooks file. DirEnv names the
+	// variable that, when set, replaces it (as the harness itself reads it).
+	UserDir string `json:"userDir,omitempty"`
+	DirEnv  string `json:"dirEnv,omitempty"`
+	// ProjectDir is the directory under the project holding File.
+	ProjectDir string `json:"projectDir"`
+	File       string `json:"file"`
+	// Nested: an event lists matcher groups {"matcher", "hooks": [handler]};
+	// otherwise it lists handlers.
+	Nested bool `json:"nested,omitempty"`
+	// Skeleton is the content of a file install creates, before baton's
+	// entries are added.
+	Skeleton string `json:"skeleton"`
+	// OwnFile: the file is baton's alone, so uninstall deletes it once only
+	// the skeleton is left. Shared files are never deleted.
+	OwnFile bool `json:"ownFile,omitempty"`
+	// TrustFile, in the user directory, holds the harness's trust entries
+	// for the hooks (Codex's config.toml, see install_codex.go); empty for
+	// harnesses that need none.
+	TrustFile string `json:"trustFile,omitempty"`
+	// Handler is the fields of one handler object, in the order written.
+	Handler []HandlerField `json:"handler"`
+}
+
+// HandlerField is one field of a handler object. Its Value is literal text
+// or one of the placeholders "$command" (the quoted binary + " hook KIND
+// --harness NAME"), "$timeout" (HookTimeoutsMillis[KIND] in Unit, rounded
+// up) and "$label" ("baton-" + KIND).
+type HandlerField struct {
+	Key   string     `json:"key"`
+	Value string     `json:"value"`
+	Quote quoteStyle `json:"quote,omitempty"`
+	Unit  timeUnit   `json:"unit,omitempty"`
+}
+
+// The handler placeholders.
+const (
+	placeCommand = "$command"
+	placeTimeout = "$timeout"
+	placeLabel   = "$label"
+)
+
+// timeUnit is a handler's timeout unit: "s" or "ms" in the table.
+type timeUnit time.Duration
+
+func (u *timeUnit) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "s":
+		*u = timeUnit(time.Second)
+	case "ms":
+		*u = timeUnit(time.Millisecond)
+	default:
+		return fmt.Errorf("unit %q is neither s nor ms", b)
+	}
+	return nil
 }
 
 // Transcript describes a harness's transcript file.
@@ -152,7 +236,12 @@ func (t *Table) check() error {
 	if t.StdinLimit <= 0 {
 		errs = append(errs, errors.New("stdinLimit must be positive"))
 	}
-	kinds := []continuity.HookKind{continuity.HookStart, continuity.HookPrompt, continuity.HookStop, continuity.HookPreCompact, continuity.HookEnd}
+	kinds := hookKinds
+	for _, k := range kinds {
+		if t.HookTimeoutsMillis[k] <= 0 {
+			errs = append(errs, fmt.Errorf("hookTimeoutsMs: no timeout for %s", k))
+		}
+	}
 	sources := []continuity.Source{continuity.SourceStartup, continuity.SourceResume, continuity.SourceCompact, continuity.SourceClear}
 	seen := map[string]bool{}
 	for _, h := range t.Harnesses {
@@ -204,8 +293,62 @@ func (t *Table) check() error {
 		if h.EndBudgetMillis <= 0 || int64(h.EndBudgetMillis) > continuity.MaxEndBudget.Milliseconds() {
 			bad("endBudgetMs %d", h.EndBudgetMillis)
 		}
+		if err := h.checkInstall(); err != nil {
+			bad("install: %v", err)
+		}
 	}
 	return errors.Join(errs...)
+}
+
+// hookKinds are the event kinds, in the order install registers them.
+var hookKinds = []continuity.HookKind{continuity.HookStart, continuity.HookPrompt, continuity.HookStop, continuity.HookPreCompact, continuity.HookEnd}
+
+// checkInstall refuses an install row the install code could not follow.
+func (h *Harness) checkInstall() error {
+	in := &h.Install
+	var errs []error
+	if in.File == "" || in.ProjectDir == "" || (in.DirEnv != "" && in.UserDir == "") {
+		errs = append(errs, errors.New("needs a file, a projectDir, and a userDir for its dirEnv"))
+	}
+	var skeleton map[string]any
+	if json.Unmarshal([]byte(in.Skeleton), &skeleton) != nil || skeleton == nil {
+		errs = append(errs, errors.New("the skeleton must be a JSON object"))
+	}
+	commands := 0
+	for _, f := range in.Handler {
+		switch {
+		case f.Value == placeCommand:
+			commands++
+		case f.Value == placeTimeout && f.Unit == 0:
+			errs = append(errs, fmt.Errorf("handler %s: a timeout needs a unit", f.Key))
+		case f.Value != placeTimeout && f.Value != placeLabel && strings.HasPrefix(f.Value, "$"):
+			errs = append(errs, fmt.Errorf("handler %s: unknown placeholder %s", f.Key, f.Value))
+		}
+	}
+	if commands == 0 {
+		errs = append(errs, errors.New("the handler has no $command field"))
+	}
+	for _, e := range h.registered() {
+		if in.TrustFile != "" && (e.TrustName == "" || !in.Nested) {
+			errs = append(errs, fmt.Errorf("event %s: a trust file needs nested entries and a trustName for every event", e.Name))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// registered returns the events `baton install` registers, one a kind in
+// hookKinds order: in the first dialect, what `baton hook KIND` resolves to.
+func (h *Harness) registered() []EventName {
+	if len(h.Dialects) == 0 {
+		return nil
+	}
+	out := make([]EventName, 0, len(hookKinds))
+	for _, k := range hookKinds {
+		if e, ok := h.Dialects[0].event(string(k)); ok {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // checkTemplate accepts null (no output) or a JSON object holding the

@@ -34,9 +34,26 @@ func TestTable(t *testing.T) {
 		{"a start envelope injecting twice", `"start": {"additional_context": "$context"}`, `"start": {"additional_context": "$context", "x": "$context"}`, "holds $context 2 times"},
 		{"a transcript nobody reads", `"format": "gemini", "lastMessageFromTranscript": true`, `"format": "cursor", "lastMessageFromTranscript": true`, "no last-message reader"},
 		{"two dialects without detect keys", `"detect": "sessionId",`, ``, "several dialects need a detect key"},
-		{"a provisional trigger off PreCompact", `{"name": "AfterAgent", "kind": "stop"}`, `{"name": "AfterAgent", "kind": "stop", "provisionalTriggers": ["auto"]}`, `event "AfterAgent"`},
+		{"a provisional trigger off PreCompact", `{"name": "AfterAgent", "kind": "stop",`, `{"name": "AfterAgent", "kind": "stop", "provisionalTriggers": ["auto"],`, `event "AfterAgent"`},
 		{"a misspelt key", `"endBudgetMs": 1000`, `"endBudget": 1000`, "unknown field"},
 		{"no end budget", `"endBudgetMs": 1000`, `"endBudgetMs": 0`, "endBudgetMs 0"},
+		{"a kind without its hook timeout", `"end": 1500}`, `"ending": 1500}`, "no timeout for end"},
+		{"a timeout without its unit", `"value": "$timeout", "unit": "ms"}`, `"value": "$timeout"}`, "a timeout needs a unit"},
+		{"an unknown unit", `"unit": "ms"`, `"unit": "min"`, "neither s nor ms"},
+		{"an unknown shell", `"quote": "posix"`, `"quote": "fish"`, `quote "fish"`},
+		{"a handler without its command", `{"key": "command", "value": "$command", "quote": "shell"}, {"key": "timeout", "value": "$timeout", "unit": "s"}]
+      },
+      "endBudgetMs": 1000
+    }
+  ]`, `{"key": "timeout", "value": "$timeout", "unit": "s"}]
+      },
+      "endBudgetMs": 1000
+    }
+  ]`, "cursor: install: the handler has no $command field"},
+		{"an unknown placeholder", `"value": "$label"`, `"value": "$name"`, "unknown placeholder $name"},
+		{"a trust entry without its name", `, "trustName": "session_end"`, ``, "event SessionEnd: a trust file needs"},
+		{"a skeleton that is no object", `"skeleton": "{}\n"`, `"skeleton": "[]\n"`, "the skeleton must be a JSON object"},
+		{"a directory variable without its directory", `"userDir": ".codex", `, ``, "a userDir for its dirEnv"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
