@@ -267,7 +267,10 @@ func (e *Episodes) handover(ctx context.Context, ev HookEvent, h *Record) string
 	}), "\n")
 }
 
-// divergence reads the record's git position against dir's HEAD.
+// divergence reads the record's git position against dir's HEAD. The
+// ancestry is asked of git only when it decides the answer (the commits
+// differ on one branch): the usual startup, on the commit the handover
+// recorded, starts no git for it.
 func divergence(ctx context.Context, dir string, h *Record) freshness.Divergence {
 	head, err := workdir.Git(ctx, dir)
 	if err != nil {
@@ -275,9 +278,10 @@ func divergence(ctx context.Context, dir string, h *Record) freshness.Divergence
 	}
 	t := freshness.Topology{Git: head.InWorkTree, Recorded: freshness.Ref{Commit: h.GitCommit, Branch: h.GitBranch},
 		Current: freshness.Ref{Commit: head.Commit, Branch: head.Branch}}
-	if head.InWorkTree && h.GitCommit != "" && head.Commit != "" {
-		t.RecordedIsAncestor, _ = workdir.IsAncestor(ctx, dir, h.GitCommit, head.Commit)
+	if d := freshness.Diverge(t); d != freshness.Diverged {
+		return d
 	}
+	t.RecordedIsAncestor, _ = workdir.IsAncestor(ctx, dir, h.GitCommit, head.Commit)
 	return freshness.Diverge(t)
 }
 

@@ -41,22 +41,29 @@ var ErrNotCommit = errors.New("workdir: not a full commit sha (40 or 64 hex digi
 // bare repository), Git returns a Head with InWorkTree false and a nil error.
 // The error is for a context that ended (ctx's deadline, else Timeout) or a
 // git that could not be started for another reason.
+//
+// It runs git once (a hook pays for every git it starts): rev-parse prints
+// whether dir is in a work tree, HEAD's commit and the ref HEAD names ("HEAD"
+// itself when detached); the final "--" keeps a file named HEAD from making
+// the revision ambiguous. Only on a branch with no commit yet, where
+// rev-parse stops after the first answer, does a second run read the branch.
 func Git(ctx context.Context, dir string) (Head, error) {
-	inside, ok, err := run(ctx, dir, "rev-parse", "--is-inside-work-tree")
-	if err != nil || !ok || inside != "true" {
+	out, ok, err := run(ctx, dir, "rev-parse", "--is-inside-work-tree", "HEAD", "--symbolic-full-name", "HEAD", "--")
+	lines := strings.Split(out, "\n")
+	if err != nil || lines[0] != "true" {
 		return Head{}, err
 	}
 	h := Head{InWorkTree: true}
-	// Exits 1 with no output on an unborn branch: Commit stays empty.
-	if h.Commit, _, err = run(ctx, dir, "rev-parse", "--verify", "--quiet", "HEAD"); err != nil {
+	ref := ""
+	if ok && len(lines) >= 3 && isSHA(lines[1]) {
+		h.Commit, ref = lines[1], lines[2]
+	} else if ref, _, err = run(ctx, dir, "symbolic-ref", "--quiet", "HEAD"); err != nil {
+		// HEAD names no commit (an unborn branch): Commit stays empty.
 		return Head{}, err
 	}
-	// Exits 1 when HEAD is detached: Branch stays empty.
-	ref, _, err := run(ctx, dir, "symbolic-ref", "--quiet", "HEAD")
-	if err != nil {
-		return Head{}, err
+	if ref != "HEAD" { // a detached HEAD names no branch
+		h.Branch = strings.TrimPrefix(ref, "refs/heads/")
 	}
-	h.Branch = strings.TrimPrefix(ref, "refs/heads/")
 	return h, nil
 }
 
@@ -113,10 +120,11 @@ next:
 	return kept
 }
 
-// run runs git with args in dir and returns its trimmed standard output. ok
-// is false, with a nil error, when git is not installed, dir cannot be
-// entered, or git exits non-zero; those are answers. The error is for a
-// context that ended and for any other failure to run git.
+// run runs git with args in dir and returns its trimmed standard output,
+// whatever git exited with. ok is false, with a nil error, when git is not
+// installed, dir cannot be entered, or git exits non-zero; those are
+// answers. The error is for a context that ended and for any other failure
+// to run git.
 func run(ctx context.Context, dir string, args ...string) (out string, ok bool, err error) {
 	if _, has := ctx.Deadline(); !has {
 		var cancel context.CancelFunc
@@ -138,7 +146,9 @@ func run(ctx context.Context, dir string, args ...string) (out string, ok bool, 
 	switch {
 	case err == nil:
 		return strings.TrimSpace(stdout.String()), true, nil
-	case errors.As(err, &exit), errors.Is(err, exec.ErrNotFound), errors.As(err, &path):
+	case errors.As(err, &exit):
+		return strings.TrimSpace(stdout.String()), false, nil
+	case errors.Is(err, exec.ErrNotFound), errors.As(err, &path):
 		return "", false, nil
 	}
 	return "", false, fmt.Errorf("workdir: git %s: %w", args[0], err)

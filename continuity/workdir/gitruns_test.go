@@ -1,0 +1,60 @@
+package workdir_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/batonhq/baton/continuity/workdir"
+)
+
+// countGit puts a git first on PATH that logs each run's arguments, one
+// line a run, before it runs the real git, and returns a function reading
+// the log.
+func countGit(t *testing.T) func() []string {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the logging git is a shell script")
+	}
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "runs")
+	script := "#!/bin/sh\necho \"$*\" >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return func() []string {
+		data, _ := os.ReadFile(log)
+		_ = os.Remove(log)
+		return strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(data)), " ", "_"))
+	}
+}
+
+// TestGitRunsOnce: a hook pays for every git it starts, so reading HEAD
+// runs git once, and twice only on a branch with no commit yet.
+func TestGitRunsOnce(t *testing.T) {
+	root := gitRoot(t)
+	repo, _ := newRepo(t, root, "repo")
+	unborn := mkdir(t, filepath.Join(root, "unborn"))
+	git(t, unborn, "init", "-q")
+	runs := countGit(t)
+	for _, tt := range []struct {
+		name, dir string
+		want      int
+	}{{"a branch tip", repo, 1}, {"an unborn branch", unborn, 2}, {"a plain directory", mkdir(t, filepath.Join(root, "plain")), 1}} {
+		if _, err := workdir.Git(context.Background(), tt.dir); err != nil {
+			t.Fatal(err)
+		}
+		if got := runs(); len(got) != tt.want {
+			t.Errorf("%s: git ran %d times, want %d: %v", tt.name, len(got), tt.want, got)
+		}
+	}
+}
