@@ -8,12 +8,36 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 )
+
+// TestSessionIDShape: the rule written out accepts exactly what the
+// regexp it replaced matches, over every string of one and two bytes and
+// around the length bound.
+func TestSessionIDShape(t *testing.T) {
+	re := regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,` + strconv.Itoa(MaxSessionIDLen-1) + `}$`)
+	var ids []string
+	for a := range 256 {
+		ids = append(ids, string([]byte{byte(a)}))
+		for b := range 256 {
+			ids = append(ids, string([]byte{byte(a), byte(b)}))
+		}
+	}
+	for _, n := range []int{MaxSessionIDLen - 1, MaxSessionIDLen, MaxSessionIDLen + 1} {
+		ids = append(ids, strings.Repeat("a", n), "a"+strings.Repeat("-", n-1), "_"+strings.Repeat("a", n-1))
+	}
+	for _, id := range ids {
+		if got, want := sessionIDShape(id), re.MatchString(id); got != want {
+			t.Errorf("sessionIDShape(%q) = %v, the regexp says %v", id, got, want)
+		}
+	}
+}
 
 func TestValidateSessionID(t *testing.T) {
 	cases := []struct {

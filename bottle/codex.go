@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // codexLine is the envelope of every Codex rollout line.
@@ -132,7 +133,11 @@ func (t *Transcript) parseCodex(pos int64, line []byte) bool {
 	return true
 }
 
-var exitCodeRE = regexp.MustCompile(`(?:exited with code|exit code:?)\s*(-?\d+)`)
+// exitCodeRE is compiled on first use: a process that reads no Codex
+// transcript never pays for it.
+var exitCodeRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:exited with code|exit code:?)\s*(-?\d+)`)
+})
 
 // codexFailed reads a tool output and reports whether it records a failure:
 // a non-zero exit code in the text or in JSON metadata, or success false.
@@ -149,7 +154,7 @@ func codexFailed(raw json.RawMessage) bool {
 			return false
 		}
 	} else if json.Unmarshal([]byte(s), &out) != nil {
-		if m := exitCodeRE.FindStringSubmatch(s); m != nil {
+		if m := exitCodeRE().FindStringSubmatch(s); m != nil {
 			n, err := strconv.Atoi(m[1])
 			return err == nil && n != 0
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -19,9 +18,25 @@ var ErrInvalidSession = errors.New("bottle: invalid session id")
 // refers to it by name.
 const MaxSessionIDLen = 128
 
-// sessionIDRE admits the ids harnesses use (UUIDs and similar) and nothing
-// that could leave the bottles directory: no separators, no leading dot.
-var sessionIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,` + strconv.Itoa(MaxSessionIDLen-1) + `}$`)
+// sessionIDShape admits the ids harnesses use (UUIDs and similar) and
+// nothing that could leave the bottles directory: no separators, no leading
+// dot. It is what ^[A-Za-z0-9][A-Za-z0-9._-]{0,MaxSessionIDLen-1}$ matches,
+// written out: that regexp's counted repetition made it the costliest thing
+// a hook process compiled at start-up.
+func sessionIDShape(id string) bool {
+	if id == "" || len(id) > MaxSessionIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		switch c := id[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case (c == '.' || c == '_' || c == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // SessionIDRule is ValidateSessionID's rule in words, the reason a caller
 // reads when an id is refused.
@@ -33,7 +48,7 @@ var SessionIDRule = "must be 1-" + strconv.Itoa(MaxSessionIDLen) + ` letters, di
 // directory on every operating system. It is the one session-id rule of the
 // library: continuity refuses at Open every id a bottle would refuse.
 func ValidateSessionID(id string) error {
-	if !sessionIDRE.MatchString(id) || strings.Contains(id, "..") {
+	if !sessionIDShape(id) || strings.Contains(id, "..") {
 		return fmt.Errorf("%w: %q", ErrInvalidSession, id)
 	}
 	return nil

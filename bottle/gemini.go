@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/batonhq/baton/bottle/privacy"
@@ -334,10 +335,15 @@ func (t *Transcript) geminiCalls(pos int64, ts time.Time, msgID string, raw []by
 }
 
 // geminiInjected matches one complete block the CLI injects into user-role
-// text; geminiUnclosed, the opening tag of one left open.
+// text; geminiUnclosed, the opening tag of one left open. Both are compiled
+// on first use.
 var (
-	geminiInjected = regexp.MustCompile(`(?s)<hook_context>.*?</hook_context>|<session_context>.*?</session_context>|<state_snapshot>.*?</state_snapshot>`)
-	geminiUnclosed = regexp.MustCompile(`<(?:hook_context|session_context|state_snapshot)>`)
+	geminiInjected = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?s)<hook_context>.*?</hook_context>|<session_context>.*?</session_context>|<state_snapshot>.*?</state_snapshot>`)
+	})
+	geminiUnclosed = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`<(?:hook_context|session_context|state_snapshot)>`)
+	})
 )
 
 // geminiUserText removes the injected blocks from user-role text and
@@ -347,7 +353,7 @@ func (t *Transcript) geminiUserText(s string) (text string, snapshot bool) {
 	if !strings.Contains(s, "<") {
 		return s, false
 	}
-	s = geminiInjected.ReplaceAllStringFunc(s, func(block string) string {
+	s = geminiInjected().ReplaceAllStringFunc(s, func(block string) string {
 		switch {
 		case strings.HasPrefix(block, "<state_snapshot>"):
 			snapshot = true
@@ -356,7 +362,7 @@ func (t *Transcript) geminiUserText(s string) (text string, snapshot bool) {
 		}
 		return ""
 	})
-	if loc := geminiUnclosed.FindStringIndex(s); loc != nil {
+	if loc := geminiUnclosed().FindStringIndex(s); loc != nil {
 		snapshot = snapshot || strings.HasPrefix(s[loc[0]:], "<state_snapshot>")
 		s = s[:loc[0]]
 	}

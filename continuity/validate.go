@@ -44,7 +44,9 @@ const (
 	MaxBottleGap = math.MaxInt32
 )
 
-var agentPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+// agentPattern is an agent name's shape; it is compiled with the
+// validator, on first use.
+const agentPattern = `^[a-z0-9][a-z0-9-]*$`
 
 var (
 	validateOnce sync.Once
@@ -54,9 +56,10 @@ var (
 func validatorInstance() *validator.Validate {
 	validateOnce.Do(func() {
 		v := validator.New(validator.WithRequiredStructEnabled())
+		agent := regexp.MustCompile(agentPattern)
 		_ = v.RegisterValidation("agent", func(fl validator.FieldLevel) bool {
 			s := fl.Field().String()
-			return len(s) <= MaxAgentLen && agentPattern.MatchString(s)
+			return len(s) <= MaxAgentLen && agent.MatchString(s)
 		})
 		validate = v
 	})

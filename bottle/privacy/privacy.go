@@ -3,6 +3,7 @@ package privacy
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // ContextTag is the tag baton wraps around every block of context it injects
@@ -25,15 +26,20 @@ var scrubbedTags = []string{
 // scrubPatterns match one complete element of a scrubbed tag. The match is
 // non-greedy so two private blocks do not swallow the text between them, and
 // the opening tag may carry attributes.
-var scrubPatterns = tagPatterns(func(tag string) string {
-	return `(?s)<` + tag + `(?:\s[^>]*)?>.*?</` + tag + `\s*>`
-})
-
+//
 // openPatterns match the start of an opening tag of a scrubbed tag: the name
 // followed by '>' or by white space (attributes, possibly never finished).
 // Whatever such a tag opens and no closing tag ends runs to the end of the
 // text, so Scrub removes it all: the filter fails closed.
-var openPatterns = tagPatterns(func(tag string) string { return `<` + tag + `(?:\s|>)` })
+//
+// Both are compiled on the first text that holds a '<': a process that
+// filters none (most hook processes) never pays for them.
+var patterns = sync.OnceValues(func() (scrubPatterns, openPatterns []*regexp.Regexp) {
+	return tagPatterns(func(tag string) string {
+			return `(?s)<` + tag + `(?:\s[^>]*)?>.*?</` + tag + `\s*>`
+		}),
+		tagPatterns(func(tag string) string { return `<` + tag + `(?:\s|>)` })
+})
 
 // tagPatterns compiles one pattern per scrubbed tag. Tag names match ASCII
 // case-insensitively and nothing else: Go's (?i) would also fold 'ſ' to 's',
@@ -68,6 +74,7 @@ func Scrub(s string) string {
 	// around it into a new one ("<pri<private>x</private>vate>y</private>"),
 	// and that must not survive. Every pass shortens s, so this ends.
 	lower := strings.ToLower(s)
+	scrubPatterns, _ := patterns()
 	for changed := true; changed; {
 		changed = false
 		for i, tag := range scrubbedTags {
@@ -116,6 +123,7 @@ func isBlank(c byte) bool { return c == ' ' || c == '\t' }
 // s, or -1; lower is strings.ToLower(s).
 func openTag(s, lower string) int {
 	first := -1
+	_, openPatterns := patterns()
 	for i, tag := range scrubbedTags {
 		if !strings.Contains(lower, "<"+tag) {
 			continue
@@ -132,6 +140,7 @@ func openTag(s, lower string) int {
 // answers "": every path that stores or renders text checks that invariant
 // with it (the fuzz targets of this package and of the bottle readers).
 func Residue(s string) string {
+	scrubPatterns, openPatterns := patterns()
 	for i, re := range scrubPatterns {
 		if re.MatchString(s) || openPatterns[i].MatchString(s) {
 			return scrubbedTags[i]

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 //go:embed migrations/*.sql
@@ -20,7 +21,11 @@ type migration struct {
 	sql     string
 }
 
-var pgBlock = regexp.MustCompile(`(?s)-- postgres:begin\n(.*?)-- postgres:end\n?`)
+// pgBlock is compiled on first use: a hook process whose schema is current
+// expands no migration.
+var pgBlock = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)-- postgres:begin\n(.*?)-- postgres:end\n?`)
+})
 
 // expand renders a migration for one dialect.
 func expand(src string, postgres bool) string {
@@ -31,9 +36,9 @@ func expand(src string, postgres bool) string {
 		repl = map[string]string{
 			"{{uuid}}": "UUID", "{{time}}": "TIMESTAMPTZ", "{{json}}": "JSONB", "{{bool}}": "BOOLEAN",
 		}
-		src = pgBlock.ReplaceAllString(src, "$1")
+		src = pgBlock().ReplaceAllString(src, "$1")
 	} else {
-		src = pgBlock.ReplaceAllString(src, "")
+		src = pgBlock().ReplaceAllString(src, "")
 	}
 	for k, v := range repl {
 		src = strings.ReplaceAll(src, k, v)

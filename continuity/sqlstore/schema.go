@@ -3,13 +3,16 @@ package sqlstore
 import (
 	"context"
 	"regexp"
+	"sync"
 
 	"github.com/batonhq/baton/continuity"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
-var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+// schemaName is compiled on first use, as every regexp of a package a hook
+// process loads.
+var schemaName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`) })
 
 // CreateSchema creates a Postgres schema, so that several stores (tests,
 // or tenants of a host that separates them physically) share one database.
@@ -24,8 +27,8 @@ func DropSchema(ctx context.Context, dsn, schema string) error {
 }
 
 func execAdmin(ctx context.Context, dsn, schema, stmt string) error {
-	if !schemaName.MatchString(schema) {
-		return continuity.Invalid("schema", "must match "+schemaName.String())
+	if !schemaName().MatchString(schema) {
+		return continuity.Invalid("schema", "must match "+schemaName().String())
 	}
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
