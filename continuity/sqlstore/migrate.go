@@ -124,9 +124,11 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // schemaCurrent reports whether every migration is recorded as applied. Any
 // error (a fresh database has no migrations table) means "not known to be
-// current", and migrate takes the locked path.
+// current", and migrate takes the locked path. It reads on the write pool's
+// connection, outside a transaction (no lock is taken): a hook process whose
+// event only writes then opens one SQLite connection, not two.
 func (s *Store) schemaCurrent(ctx context.Context, ms []migration) bool {
-	rows, err := s.read.DB.QueryContext(ctx, `SELECT version FROM baton_schema_migrations`)
+	rows, err := s.write.DB.QueryContext(ctx, `SELECT version FROM baton_schema_migrations`)
 	if err != nil {
 		return false
 	}
