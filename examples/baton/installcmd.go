@@ -33,11 +33,11 @@ type UninstallCmd struct {
 	HookConfigFlags `embed:""`
 }
 
-// Help lists the harnesses and what install writes for each.
-func (InstallCmd) Help() string { return hookConfigHelp("Registers") }
+// PrintedHelp lists the harnesses and what install writes for each.
+func (InstallCmd) PrintedHelp() string { return hookConfigHelp("Registers") }
 
-// Help lists the harnesses and what uninstall edits for each.
-func (UninstallCmd) Help() string { return hookConfigHelp("Removes") }
+// PrintedHelp lists the harnesses and what uninstall edits for each.
+func (UninstallCmd) PrintedHelp() string { return hookConfigHelp("Removes") }
 
 func hookConfigHelp(verb string) string {
 	return verb + " `<this binary> hook EVENT --harness NAME` for the events baton handles " +

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/batonhq/baton/adapters/hook"
 )
 
 // installEnv is the environment of a baton run with home as the user's home,
@@ -108,6 +110,20 @@ func TestInstallCommandRefuses(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(settings)); len(entries) != 1 {
 		t.Errorf("a refused command wrote files: %v", entries)
+	}
+}
+
+// TestInstallHelp: the help of install and uninstall lists the harnesses
+// (read from the table when the help is printed, not by every parse).
+func TestInstallHelp(t *testing.T) {
+	dir := t.TempDir()
+	env := installEnv(t.TempDir())
+	want := "Harnesses: " + strings.Join(hook.InstallHarnesses(), ", ") + "."
+	for _, args := range [][]string{{"install", "--help"}, {"uninstall", "--help"}} {
+		out, errOut, _ := baton(t, dir, env, args...)
+		if got := strings.Join(strings.Fields(out+errOut), " "); !strings.Contains(got, want) {
+			t.Errorf("baton %s does not say %q:\n%s%s", strings.Join(args, " "), want, out, errOut)
+		}
 	}
 }
 

@@ -70,8 +70,30 @@ func newParser(cli *CLI, env *Env, s *lazyStore, exit func(int), opts ...kong.Op
 		kong.Writers(env.Stdout, env.Stderr), kong.Exit(exit),
 		kong.Vars{"defaultAgent": defaultAgent},
 		kong.Bind(env), kong.BindTo(context.Background(), (*context.Context)(nil)),
-		kong.BindSingletonProvider(s.API),
+		kong.BindSingletonProvider(s.API), kong.Help(printHelp),
 	}, opts...)...)
+}
+
+// printedHelper is a command whose detailed help reads something a parse
+// must not pay for (the harness table): kong asks a HelpProvider for its text
+// while it builds the command line, in every process, every hook's included;
+// printHelp asks a printedHelper only when help is printed.
+type printedHelper interface{ PrintedHelp() string }
+
+// printHelp fills in the printedHelpers' details, then prints kong's help.
+func printHelp(o kong.HelpOptions, ctx *kong.Context) error {
+	err := kong.Visit(ctx.Model.Node, func(v kong.Visitable, next kong.Next) error {
+		if n, ok := v.(*kong.Node); ok && n.Target.IsValid() && n.Target.CanAddr() {
+			if h, ok := n.Target.Addr().Interface().(printedHelper); ok {
+				n.Detail = h.PrintedHelp()
+			}
+		}
+		return next(nil)
+	})
+	if err != nil {
+		return err
+	}
+	return kong.DefaultHelpPrinter(o, ctx)
 }
 
 // exitRequest carries the status kong asks to exit with (after --help) back
