@@ -139,14 +139,6 @@ func (e *Episodes) Handle(ctx context.Context, ev HookEvent) (HookOutcome, error
 	return HookOutcome{}, Invalid("kind", "must be one of start prompt stop precompact end")
 }
 
-// project is the event's project facet: the git top-level's base name.
-func project(ev HookEvent) string {
-	if ev.Cwd == "" {
-		return ""
-	}
-	return workdir.Project(ev.Cwd)
-}
-
 // startBudget is the character budget of a SessionStart's injected text:
 // the briefing's default budget. The briefing is rendered within what the
 // id instruction and the largest handover block leave, so the rows the open
@@ -167,7 +159,11 @@ const (
 
 func (e *Episodes) start(ctx context.Context, ev HookEvent) (HookOutcome, error) {
 	total, briefingBudget := e.startBudget()
-	r, err := e.API.SessionStart(ctx, StartParams{EventParams: e.event(ev), Source: ev.Source, Project: project(ev), BriefingBudget: briefingBudget})
+	// One git run reads the project facet (the git top-level's base name)
+	// and the HEAD a handover is compared with.
+	wd, werr := workdir.Inspect(ctx, ev.Cwd)
+	head := func() (workdir.Head, error) { return wd.Head, werr }
+	r, err := e.API.SessionStart(ctx, StartParams{EventParams: e.event(ev), Source: ev.Source, Project: wd.Project(), BriefingBudget: briefingBudget})
 	out := HookOutcome{SessionRunID: r.SessionRunID}
 	if err != nil && r.SessionRunID == uuid.Nil {
 		return out, err
@@ -196,7 +192,7 @@ func (e *Episodes) start(ctx context.Context, ev HookEvent) (HookOutcome, error)
 			briefing = ""
 		}
 		out.Context = inject.Startup(inject.StartupInput{RunID: run, Agent: e.Agent, Briefing: briefing,
-			Handover: e.handover(ctx, ev, r.Handover), Budget: total})
+			Handover: e.handover(ctx, ev.Cwd, r.Handover, head), Budget: total})
 	case r.Marker != nil && fileExists(r.Marker.Path):
 		m := *r.Marker
 		m.Plan, _ = bottle.PlanReads(m.Path) // stores keep no plan: read it where the bottle is
@@ -215,7 +211,7 @@ func (e *Episodes) start(ctx context.Context, ev HookEvent) (HookOutcome, error)
 		out.Context = inject.Fallback(in)
 	default: // startup
 		out.Context = inject.Startup(inject.StartupInput{RunID: run, Agent: e.Agent, Briefing: briefing,
-			Handover: e.handover(ctx, ev, r.Handover), Budget: total})
+			Handover: e.handover(ctx, ev.Cwd, r.Handover, head), Budget: total})
 	}
 	return out, err
 }
@@ -242,7 +238,7 @@ func (e *Episodes) Briefing(ctx context.Context, cwd, project string) (string, e
 	if len(rs) > 0 {
 		h = &rs[0]
 	}
-	handover := e.handover(ctx, HookEvent{Cwd: cwd}, h)
+	handover := e.handover(ctx, cwd, h, func() (workdir.Head, error) { return workdir.Git(ctx, cwd) })
 	if handover == "" {
 		return b.Text, nil
 	}
@@ -250,14 +246,15 @@ func (e *Episodes) Briefing(ctx context.Context, cwd, project string) (string, e
 }
 
 // handover renders the newest handover with its freshness and its
-// divergence against the working directory's HEAD, or "" when there is none.
-func (e *Episodes) handover(ctx context.Context, ev HookEvent, h *Record) string {
+// divergence against the HEAD of the working directory cwd, which head
+// reads, or "" when there is none.
+func (e *Episodes) handover(ctx context.Context, cwd string, h *Record, head func() (workdir.Head, error)) string {
 	if h == nil {
 		return ""
 	}
 	a := freshness.Assessment{Freshness: e.Freshness.Of(h.CreatedAt, e.now())}
-	if ev.Cwd != "" {
-		a.Divergence = divergence(ctx, ev.Cwd, h)
+	if cwd != "" {
+		a.Divergence = divergence(ctx, cwd, h, head)
 	}
 	return strings.TrimLeft(brief.HandoverBlock(brief.Handover{
 		Kind: string(h.Kind), CreatedAt: h.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"), Task: h.TaskName(),
@@ -267,12 +264,12 @@ func (e *Episodes) handover(ctx context.Context, ev HookEvent, h *Record) string
 	}), "\n")
 }
 
-// divergence reads the record's git position against dir's HEAD. The
-// ancestry is asked of git only when it decides the answer (the commits
-// differ on one branch): the usual startup, on the commit the handover
-// recorded, starts no git for it.
-func divergence(ctx context.Context, dir string, h *Record) freshness.Divergence {
-	head, err := workdir.Git(ctx, dir)
+// divergence reads the record's git position against dir's HEAD, as head
+// reads it. The ancestry is asked of git only when it decides the answer
+// (the commits differ on one branch): the usual startup, on the commit the
+// handover recorded, starts no git for it.
+func divergence(ctx context.Context, dir string, h *Record, readHead func() (workdir.Head, error)) freshness.Divergence {
+	head, err := readHead()
 	if err != nil {
 		return freshness.DivergenceUnknown
 	}

@@ -15,7 +15,8 @@
 //
 //	project.go     Project: the git top-level's base name, else the directory's;
 //	               TopLevel: that directory itself
-//	git.go         Head, Git, IsAncestor, ErrNotCommit, Timeout; the one git runner
+//	git.go         Head, Git, Facts, Inspect (TopLevel and Git in one run), IsAncestor,
+//	               ErrNotCommit, Timeout; the one git runner
 //	*_test.go      tables over temporary repositories made with git init/commit
 //	               (skipped only when git is not installed)
 package workdir

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -48,23 +49,75 @@ var ErrNotCommit = errors.New("workdir: not a full commit sha (40 or 64 hex digi
 // the revision ambiguous. Only on a branch with no commit yet, where
 // rev-parse stops after the first answer, does a second run read the branch.
 func Git(ctx context.Context, dir string) (Head, error) {
-	out, ok, err := run(ctx, dir, "rev-parse", "--is-inside-work-tree", "HEAD", "--symbolic-full-name", "HEAD", "--")
-	lines := strings.Split(out, "\n")
-	if err != nil || lines[0] != "true" {
+	out, ok, err := run(ctx, dir, append([]string{"rev-parse"}, headArgs...)...)
+	if err != nil {
 		return Head{}, err
+	}
+	return head(ctx, dir, strings.Split(out, "\n"), ok)
+}
+
+// headArgs are rev-parse's arguments for a Head, read by head.
+var headArgs = []string{"--is-inside-work-tree", "HEAD", "--symbolic-full-name", "HEAD", "--"}
+
+// head reads a Head from the lines rev-parse printed for headArgs, ok when
+// it exited 0.
+func head(ctx context.Context, dir string, lines []string, ok bool) (Head, error) {
+	if len(lines) == 0 || lines[0] != "true" {
+		return Head{}, nil
 	}
 	h := Head{InWorkTree: true}
 	ref := ""
 	if ok && len(lines) >= 3 && isSHA(lines[1]) {
 		h.Commit, ref = lines[1], lines[2]
-	} else if ref, _, err = run(ctx, dir, "symbolic-ref", "--quiet", "HEAD"); err != nil {
+	} else if r, _, err := run(ctx, dir, "symbolic-ref", "--quiet", "HEAD"); err != nil {
 		// HEAD names no commit (an unborn branch): Commit stays empty.
 		return Head{}, err
+	} else {
+		ref = r
 	}
 	if ref != "HEAD" { // a detached HEAD names no branch
 		h.Branch = strings.TrimPrefix(ref, "refs/heads/")
 	}
 	return h, nil
+}
+
+// Facts are what Inspect reads of a working directory.
+type Facts struct {
+	// TopLevel is TopLevel's answer for the directory.
+	TopLevel string
+	// Head is Git's.
+	Head Head
+}
+
+// Project is the project facet of the directory, Project's answer.
+func (f Facts) Project() string { return name(f.TopLevel) }
+
+// Inspect answers TopLevel(dir) and Git(ctx, dir) with one git run where
+// they take two (a SessionStart needs both: the project, and HEAD for the
+// handover's divergence). Its error is Git's; TopLevel is set whatever
+// happens. An empty dir has empty facts.
+func Inspect(ctx context.Context, dir string) (Facts, error) {
+	if dir == "" {
+		return Facts{}, nil
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	f := Facts{TopLevel: dir}
+	out, ok, err := run(ctx, dir, append([]string{"rev-parse", "--show-toplevel"}, headArgs...)...)
+	if err != nil {
+		return f, err
+	}
+	// The top level is printed first, and nothing at all when dir is in no
+	// work tree (rev-parse refuses --show-toplevel there); an unborn HEAD
+	// stops it after the second line.
+	lines := strings.Split(out, "\n")
+	if lines[0] == "" {
+		return f, nil
+	}
+	f.TopLevel = filepath.FromSlash(lines[0])
+	f.Head, err = head(ctx, dir, lines[1:], ok)
+	return f, err
 }
 
 // IsAncestor reports whether ancestor is an ancestor of commit in dir's

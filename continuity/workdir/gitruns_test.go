@@ -58,3 +58,49 @@ func TestGitRunsOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestInspect: Inspect answers what TopLevel, Project and Git answer, for
+// every kind of directory, with one git run.
+func TestInspect(t *testing.T) {
+	root := gitRoot(t)
+	ctx := context.Background()
+	repo, first := newRepo(t, root, "repo")
+	commit(t, repo, "second")
+	detached, detachedHead := newRepo(t, root, "detached")
+	commit(t, detached, "later")
+	git(t, detached, "checkout", "-q", "--detach", detachedHead)
+	unborn := mkdir(t, filepath.Join(root, "unborn"))
+	git(t, unborn, "init", "-q")
+	wt := filepath.Join(root, "wt")
+	git(t, repo, "worktree", "add", "-q", "-b", "wt-branch", wt, first)
+	bare := mkdir(t, filepath.Join(root, "bare.git"))
+	git(t, bare, "init", "-q", "--bare")
+	file := filepath.Join(root, "file.txt")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{repo, mkdir(t, filepath.Join(repo, "a", "b")), detached, unborn, wt, filepath.Join(repo, ".git"), bare,
+		mkdir(t, filepath.Join(root, "plain")), filepath.Join(root, "gone"), file, filepath.Join(repo, "a", "..", "a")}
+	for _, dir := range dirs {
+		got, err := workdir.Inspect(ctx, dir)
+		head, herr := workdir.Git(ctx, dir)
+		if want := (workdir.Facts{TopLevel: workdir.TopLevel(dir), Head: head}); err != nil || herr != nil || got != want {
+			t.Errorf("Inspect(%q) = %+v, %v; want %+v, %v", dir, got, err, want, herr)
+		}
+		if got.Project() != workdir.Project(dir) {
+			t.Errorf("Inspect(%q).Project() = %q, Project says %q", dir, got.Project(), workdir.Project(dir))
+		}
+	}
+	// No directory is nothing, as TopLevel and Project say (Git would read
+	// the process's own).
+	if got, err := workdir.Inspect(ctx, ""); got != (workdir.Facts{}) || err != nil {
+		t.Errorf(`Inspect("") = %+v, %v; want nothing`, got, err)
+	}
+	runs := countGit(t)
+	if _, err := workdir.Inspect(ctx, repo); err != nil {
+		t.Fatal(err)
+	}
+	if got := runs(); len(got) != 1 {
+		t.Errorf("Inspect ran git %d times, want once: %v", len(got), got)
+	}
+}
