@@ -23,42 +23,51 @@ var scrubbedTags = []string{
 	ContextTag,
 }
 
-// scrubPatterns match one complete element of a scrubbed tag. The match is
-// non-greedy so two private blocks do not swallow the text between them, and
-// the opening tag may carry attributes.
+// tagPatterns are a scrubbed tag's two patterns, at the same index as the
+// tag in scrubbedTags.
 //
-// openPatterns match the start of an opening tag of a scrubbed tag: the name
-// followed by '>' or by white space (attributes, possibly never finished).
-// Whatever such a tag opens and no closing tag ends runs to the end of the
-// text, so Scrub removes it all: the filter fails closed.
+// scrub matches one complete element of the tag. The match is non-greedy so
+// two private blocks do not swallow the text between them, and the opening
+// tag may carry attributes.
 //
-// Both are compiled on the first text that holds a '<': a process that
-// filters none (most hook processes) never pays for them.
-var patterns = sync.OnceValues(func() (scrubPatterns, openPatterns []*regexp.Regexp) {
-	return tagPatterns(func(tag string) string {
-			return `(?s)<` + tag + `(?:\s[^>]*)?>.*?</` + tag + `\s*>`
-		}),
-		tagPatterns(func(tag string) string { return `<` + tag + `(?:\s|>)` })
-})
+// open matches the start of an opening tag: the name followed by '>' or by
+// white space (attributes, possibly never finished). Whatever such a tag
+// opens and no closing tag ends runs to the end of the text, so Scrub
+// removes it all: the filter fails closed.
+//
+// A tag's patterns are compiled the first time a text holds the tag: a
+// process that filters none (most hook processes) compiles none, one that
+// meets a private block compiles its two.
+type tagPatterns struct{ scrub, open *regexp.Regexp }
 
-// tagPatterns compiles one pattern per scrubbed tag. Tag names match ASCII
+var patterns = func() []func() tagPatterns {
+	out := make([]func() tagPatterns, len(scrubbedTags))
+	for i, tag := range scrubbedTags {
+		out[i] = sync.OnceValue(func() tagPatterns {
+			name := tagName(tag)
+			return tagPatterns{
+				scrub: regexp.MustCompile(`(?s)<` + name + `(?:\s[^>]*)?>.*?</` + name + `\s*>`),
+				open:  regexp.MustCompile(`<` + name + `(?:\s|>)`),
+			}
+		})
+	}
+	return out
+}()
+
+// tagName is the pattern of a tag's name. Tag names match ASCII
 // case-insensitively and nothing else: Go's (?i) would also fold 'ſ' to 's',
 // which the cheap strings.ToLower pre-check in Scrub cannot see, and the
 // filter and Residue must agree on what a tag is.
-func tagPatterns(pattern func(tag string) string) []*regexp.Regexp {
-	out := make([]*regexp.Regexp, len(scrubbedTags))
-	for i, tag := range scrubbedTags {
-		var name strings.Builder
-		for _, c := range []byte(tag) { // the tags are lower-case ASCII
-			if 'a' <= c && c <= 'z' {
-				name.WriteString("[" + string(c) + string(c-'a'+'A') + "]")
-			} else {
-				name.WriteString(regexp.QuoteMeta(string(c)))
-			}
+func tagName(tag string) string {
+	var name strings.Builder
+	for _, c := range []byte(tag) { // the tags are lower-case ASCII
+		if 'a' <= c && c <= 'z' {
+			name.WriteString("[" + string(c) + string(c-'a'+'A') + "]")
+		} else {
+			name.WriteString(regexp.QuoteMeta(string(c)))
 		}
-		out[i] = regexp.MustCompile(pattern(name.String()))
 	}
-	return out
+	return name.String()
 }
 
 // Scrub removes every private and injected block from s and trims the
@@ -74,14 +83,13 @@ func Scrub(s string) string {
 	// around it into a new one ("<pri<private>x</private>vate>y</private>"),
 	// and that must not survive. Every pass shortens s, so this ends.
 	lower := strings.ToLower(s)
-	scrubPatterns, _ := patterns()
 	for changed := true; changed; {
 		changed = false
 		for i, tag := range scrubbedTags {
 			if !strings.Contains(lower, "<"+tag) {
 				continue
 			}
-			if out := remove(s, scrubPatterns[i].FindAllStringIndex(s, -1)); len(out) != len(s) {
+			if out := remove(s, patterns[i]().scrub.FindAllStringIndex(s, -1)); len(out) != len(s) {
 				s, changed = out, true
 				lower = strings.ToLower(s)
 			}
@@ -123,12 +131,11 @@ func isBlank(c byte) bool { return c == ' ' || c == '\t' }
 // s, or -1; lower is strings.ToLower(s).
 func openTag(s, lower string) int {
 	first := -1
-	_, openPatterns := patterns()
 	for i, tag := range scrubbedTags {
 		if !strings.Contains(lower, "<"+tag) {
 			continue
 		}
-		if loc := openPatterns[i].FindStringIndex(s); loc != nil && (first < 0 || loc[0] < first) {
+		if loc := patterns[i]().open.FindStringIndex(s); loc != nil && (first < 0 || loc[0] < first) {
 			first = loc[0]
 		}
 	}
@@ -140,9 +147,8 @@ func openTag(s, lower string) int {
 // answers "": every path that stores or renders text checks that invariant
 // with it (the fuzz targets of this package and of the bottle readers).
 func Residue(s string) string {
-	scrubPatterns, openPatterns := patterns()
-	for i, re := range scrubPatterns {
-		if re.MatchString(s) || openPatterns[i].MatchString(s) {
+	for i := range scrubbedTags {
+		if p := patterns[i](); p.scrub.MatchString(s) || p.open.MatchString(s) {
 			return scrubbedTags[i]
 		}
 	}
