@@ -40,7 +40,7 @@ var transcripts = map[string]string{
 
 // captureDir makes a capture home: the transcripts at their paths and the
 // projects the payloads' cwd names (outside any git repository).
-func captureDir(t *testing.T) string {
+func captureDir(t testing.TB) string {
 	t.Helper()
 	home := t.TempDir()
 	for rel, src := range transcripts {

@@ -1,0 +1,274 @@
+package hook_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The hook latency benchmarks run the built `baton` binary as a whole
+// process per hook event, as a harness does, beside benchbase (a program
+// that opens the same SQLite file and performs one write) measured in the
+// same run. bench.sh builds both binaries and the marathon transcript into
+// one directory and names it in BATON_BENCH_DIR; without it they skip.
+
+// benchDir is where bench.sh put baton, benchbase and marathon.jsonl.
+var benchDir = os.Getenv("BATON_BENCH_DIR")
+
+// benchSession is the session id of the captured Claude Code payloads.
+const benchSession = "c96e6033-0cbe-4890-a588-1160d3853949"
+
+// benchEvents are the lifecycle's events, in the order a session sends
+// them: the real Claude Code payloads, and `baton version` (the binary's
+// own start).
+var benchEvents = []struct{ name, payload string }{
+	{"start", "stdin-SessionStart-startup.json"},
+	{"prompt", "stdin-UserPromptSubmit.json"},
+	{"stop", "stdin-Stop.json"},
+	{"precompact", "stdin-PreCompact.json"},
+	{"end", "stdin-SessionEnd.json"},
+	{"version", ""},
+}
+
+// procBench runs the processes of one benchmark in a temporary capture
+// home (the transcripts at the payloads' paths, the project a git
+// repository when git is installed) with its own BATON_HOME.
+type procBench struct {
+	b                 *testing.B
+	home, baton, base string
+	db                string
+	env               []string
+	n                 int // payload files written
+}
+
+func newProcBench(b *testing.B) *procBench {
+	b.Helper()
+	if benchDir == "" {
+		b.Skip("BATON_BENCH_DIR is unset: run sh adapters/hook/bench.sh")
+	}
+	home := captureDir(b)
+	project := filepath.Join(home, "project")
+	if git, err := exec.LookPath("git"); err == nil {
+		for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-q", "--allow-empty", "-m", "bench"}} {
+			cmd := exec.Command(git, args...)
+			cmd.Dir = project
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+		}
+	}
+	p := &procBench{b: b, home: home, baton: filepath.Join(benchDir, "baton"), base: filepath.Join(benchDir, "benchbase"),
+		db: filepath.Join(home, ".baton", "baton.db")}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "BATON_") && !strings.HasPrefix(kv, "HOME=") {
+			p.env = append(p.env, kv)
+		}
+	}
+	p.env = append(p.env, "HOME="+home, "BATON_HOME="+filepath.Join(home, ".baton"))
+	return p
+}
+
+// payload returns the captured payload file rehomed, with session_id set
+// to session and transcript_path to transcript ("" drops it; "-" keeps
+// the captured one), written to a file that is a process's stdin.
+func (p *procBench) payload(file, session, transcript string) string {
+	p.b.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "payloads", "claude-code", file))
+	if err != nil {
+		p.b.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(rehome(data, p.home), &m); err != nil {
+		p.b.Fatal(err)
+	}
+	m["session_id"] = session
+	switch transcript {
+	case "":
+		delete(m, "transcript_path")
+	case "-":
+	default:
+		m["transcript_path"] = transcript
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		p.b.Fatal(err)
+	}
+	p.n++
+	path := filepath.Join(p.home, fmt.Sprintf("stdin-%d.json", p.n))
+	if err := os.WriteFile(path, out, 0o600); err != nil {
+		p.b.Fatal(err)
+	}
+	return path
+}
+
+// hook times `baton hook EVENT --harness claude-code` over the payload in
+// stdin, or `baton version` without one.
+func (p *procBench) hook(event, stdin string) time.Duration {
+	if stdin == "" {
+		return p.run(p.baton, nil, "version")
+	}
+	f, err := os.Open(stdin)
+	if err != nil {
+		p.b.Fatal(err)
+	}
+	defer f.Close()
+	return p.run(p.baton, f, "hook", event, "--harness", "claude-code")
+}
+
+// baseline times benchbase writing once to the store's SQLite file.
+func (p *procBench) baseline() time.Duration { return p.run(p.base, nil, p.db) }
+
+// run times one process from its start to its exit. A process that fails
+// or says anything on stderr is not a measurement: the benchmark stops.
+func (p *procBench) run(name string, stdin *os.File, args ...string) time.Duration {
+	p.b.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env, cmd.Dir = p.env, filepath.Join(p.home, "project")
+	if stdin != nil {
+		cmd.Stdin = stdin
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if err != nil || stderr.Len() > 0 {
+		p.b.Fatalf("%s %v: %v %s", filepath.Base(name), args, err, stderr.String())
+	}
+	return d
+}
+
+// samples are one measure's times.
+type samples []time.Duration
+
+// quantile is the q-quantile (nearest rank) in milliseconds.
+func (s samples) quantile(q float64) float64 {
+	sorted := slices.Clone(s)
+	slices.Sort(sorted)
+	i := max(0, int(float64(len(sorted))*q+0.999999)-1)
+	return float64(sorted[min(i, len(sorted)-1)]) / float64(time.Millisecond)
+}
+
+func (s samples) median() float64 { return s.quantile(0.5) }
+
+// BenchmarkHookEvents is one session's lifecycle per iteration, a new
+// session id each time: start (startup: the briefing, with the handovers
+// of the sessions before), prompt, stop (heartbeat and the session's first
+// bottle render, of the captured 300 KB transcript), precompact (seal,
+// checkpoint), end (close, handover), then `baton version`. Each is paired with a benchbase
+// run just before or after it (alternately); the ratio is the event's
+// median over its pairs' baseline median.
+func BenchmarkHookEvents(b *testing.B) {
+	p := newProcBench(b)
+	times := make([]samples, len(benchEvents))
+	base := make([]samples, len(benchEvents))
+	session := func(i int) {
+		id := fmt.Sprintf("bench-%04d", i)
+		for k, e := range benchEvents {
+			stdin := ""
+			if e.payload != "" {
+				stdin = p.payload(e.payload, id, "-")
+			}
+			if i < 0 { // the warm-up: page cache, store file, schema
+				p.hook(e.name, stdin)
+				p.baseline()
+				continue
+			}
+			if i%2 == 0 {
+				base[k] = append(base[k], p.baseline())
+				times[k] = append(times[k], p.hook(e.name, stdin))
+			} else {
+				times[k] = append(times[k], p.hook(e.name, stdin))
+				base[k] = append(base[k], p.baseline())
+			}
+		}
+	}
+	session(-1)
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		session(i)
+		i++
+	}
+	b.StopTimer()
+	var report strings.Builder
+	fmt.Fprintf(&report, "%d runs each, whole processes, wall time:\n%-11s %9s %9s %14s %7s\n", len(times[0]), "event", "median", "p99", "baseline med", "ratio")
+	for k, e := range benchEvents {
+		med, p99, bmed := times[k].median(), times[k].quantile(0.99), base[k].median()
+		fmt.Fprintf(&report, "%-11s %6.2f ms %6.2f ms %11.2f ms %6.2fx\n", e.name, med, p99, bmed, med/bmed)
+		b.ReportMetric(med, e.name+"-p50-ms")
+		b.ReportMetric(p99, e.name+"-p99-ms")
+		b.ReportMetric(med/bmed, e.name+"-ratio")
+	}
+	b.Log("\n" + report.String())
+}
+
+// BenchmarkHookStopMarathon compares a Stop that renders the bottle of a
+// ~50 MB transcript incrementally (one short turn appended before each,
+// untimed) with a Stop of the same store whose payload names no transcript,
+// paired run by run.
+func BenchmarkHookStopMarathon(b *testing.B) {
+	p := newProcBench(b)
+	transcript := filepath.Join(p.home, "marathon.jsonl")
+	if err := os.Link(filepath.Join(benchDir, "marathon.jsonl"), transcript); err != nil {
+		data, err := os.ReadFile(filepath.Join(benchDir, "marathon.jsonl"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(transcript, data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, id := range []string{"bench-marathon", "bench-bare"} {
+		p.hook("start", p.payload("stdin-SessionStart-startup.json", id, ""))
+	}
+	long := p.payload("stdin-Stop.json", "bench-marathon", transcript)
+	bare := p.payload("stdin-Stop.json", "bench-bare", "")
+	p.hook("stop", long) // the first render, from byte zero
+	p.hook("stop", bare)
+	turn := 0
+	appendTurn := func() {
+		f, err := os.OpenFile(transcript, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ts := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(turn) * time.Minute).Format(time.RFC3339Nano)
+		_, err = fmt.Fprintf(f, `{"type":"user","timestamp":%q,"sessionId":"bench","cwd":"/work/proj","message":{"role":"user","content":"Appended turn %d: carry on."}}
+{"type":"assistant","timestamp":%q,"message":{"id":"msg_appended_%d","role":"assistant","content":[{"type":"text","text":"Appended turn %d done."}]}}
+`, ts, turn, ts, turn, turn)
+		if err = errors.Join(err, f.Close()); err != nil {
+			b.Fatal(err)
+		}
+		turn++
+	}
+	var withRender, without samples
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		appendTurn()
+		b.StartTimer()
+		if turn%2 == 0 {
+			without = append(without, p.hook("stop", bare))
+			withRender = append(withRender, p.hook("stop", long))
+		} else {
+			withRender = append(withRender, p.hook("stop", long))
+			without = append(without, p.hook("stop", bare))
+		}
+	}
+	b.StopTimer()
+	med, bmed := withRender.median(), without.median()
+	b.ReportMetric(med, "render-p50-ms")
+	b.ReportMetric(withRender.quantile(0.99), "render-p99-ms")
+	b.ReportMetric(bmed, "bare-p50-ms")
+	b.ReportMetric(without.quantile(0.99), "bare-p99-ms")
+	b.ReportMetric(med/bmed, "ratio")
+	b.Logf("\n%d runs each, whole processes, wall time:\nstop, 50 MB transcript, incremental render: median %.2f ms, p99 %.2f ms\nstop, no transcript:                        median %.2f ms, p99 %.2f ms\nratio %.2fx",
+		len(without), med, withRender.quantile(0.99), bmed, without.quantile(0.99), med/bmed)
+}
