@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,7 +27,20 @@ var (
 	benchErr  error
 )
 
+// marathonOut, when set, makes the test binary write one marathon there and
+// exit, running nothing: adapters/hook/bench.sh times `baton hook stop`
+// over it (go test ./bottle -args -marathon PATH).
+var marathonOut = flag.String("marathon", "", "write a generated ~50 MB Claude Code transcript to this path and exit")
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if *marathonOut != "" {
+		if err := writeMarathonFile(*marathonOut); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	code := m.Run()
 	if benchDir != "" {
 		_ = os.RemoveAll(benchDir)
@@ -43,30 +57,32 @@ func marathon(b *testing.B) string {
 			return
 		}
 		benchPath = filepath.Join(benchDir, "marathon.jsonl")
-		f, err := os.Create(benchPath)
-		if err != nil {
-			benchErr = err
-			return
-		}
-		w := bufio.NewWriter(f)
-		var n int64
-		for turn := 0; n < benchSize; turn++ {
-			k, err := writeTurn(w, turn, 8<<10)
-			if err != nil {
-				benchErr = err
-				return
-			}
-			n += int64(k)
-		}
-		if err := w.Flush(); err != nil {
-			benchErr = err
-		}
-		benchErr = errors.Join(benchErr, f.Close())
+		benchErr = writeMarathonFile(benchPath)
 	})
 	if benchErr != nil {
 		b.Fatal(benchErr)
 	}
 	return benchPath
+}
+
+// writeMarathonFile writes a generated Claude Code transcript of about
+// benchSize bytes to path.
+func writeMarathonFile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	var n int64
+	for turn := 0; n < benchSize; turn++ {
+		k, err := writeTurn(w, turn, 8<<10)
+		if err != nil {
+			_ = f.Close()
+			return err
+		}
+		n += int64(k)
+	}
+	return errors.Join(w.Flush(), f.Close())
 }
 
 // writeTurn writes one realistic turn: a prompt, hook attachments, assistant
