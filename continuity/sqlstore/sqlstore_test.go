@@ -20,6 +20,13 @@ func TestMain(m *testing.M) { storetest.Main(m, open) }
 
 func TestSQLite(t *testing.T) { storetest.Run(t, sqltest.SQLite) }
 
+// TestSQLiteOneConnection runs the suite over stores that read and write
+// on one connection, as every baton command but serve opens them: reads
+// stay read-only and see what the process wrote.
+func TestSQLiteOneConnection(t *testing.T) {
+	storetest.Run(t, sqltest.SQLiteWith(sqlstore.OneConnection()))
+}
+
 // TestPostgres runs the suite when BATON_TEST_POSTGRES_DSN names a database;
 // each test gets its own schema. CI sets the variable and fails when the
 // database cannot be reached.

@@ -48,16 +48,20 @@ func IsPostgresDSN(dsn string) bool {
 // Open opens the store named by dsn and runs the migrations: a
 // postgres:// or postgresql:// URL opens Postgres, anything else is a SQLite
 // file path (its directory is created).
-func Open(ctx context.Context, dsn string) (*Store, error) {
+func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if strings.TrimSpace(dsn) == "" {
 		return nil, continuity.Invalid("dsn", "is required")
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
 	}
 	var s *Store
 	var err error
 	if IsPostgresDSN(dsn) {
 		s, err = openPostgres(ctx, dsn)
 	} else {
-		s, err = openSQLite(dsn)
+		s, err = openSQLite(dsn, o.oneConnection)
 	}
 	if err != nil {
 		return nil, err
@@ -119,7 +123,21 @@ func sqliteDSN(path string, write bool) string {
 	return path + "?" + q.Encode()
 }
 
-func openSQLite(path string) (*Store, error) {
+// Option configures Open.
+type Option func(*options)
+
+type options struct{ oneConnection bool }
+
+// OneConnection makes a SQLite store use a single connection for reads and
+// writes, for a short-lived process that makes a few calls and exits (a
+// hook, a CLI command): it opens the database file once instead of twice.
+// Read transactions then hold the write lock for their duration (other
+// processes' writers wait out the busy timeout), and stay read-only: the
+// connection is query-only while one runs. A long-running server should
+// not use it. Postgres ignores it.
+func OneConnection() Option { return func(o *options) { o.oneConnection = true } }
+
+func openSQLite(path string, one bool) (*Store, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, &continuity.Error{Code: continuity.CodeInternal, Message: "cannot create the database directory", Err: err}
@@ -136,15 +154,19 @@ func openSQLite(path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.SetMaxOpenConns(1)
+	if one {
+		return &Store{write: w, read: w, retries: 8}, nil
+	}
 	r, err := open(false)
 	if err != nil {
 		w.Close()
 		return nil, err
 	}
-	// One writer connection per process: SQLite admits one writer at a
-	// time anyway, and queueing in the pool is cheaper than spinning in the
-	// busy handler. Other processes still meet the busy timeout.
-	w.SetMaxOpenConns(1)
+	// One writer connection per process (set above): SQLite admits one
+	// writer at a time anyway, and queueing in the pool is cheaper than
+	// spinning in the busy handler. Other processes still meet the busy
+	// timeout.
 	return &Store{write: w, read: r, retries: 8}, nil
 }
 
@@ -201,7 +223,7 @@ func (s *Store) inTx(ctx context.Context, db *bun.DB, readOnly bool, tenant stri
 		opts = &sql.TxOptions{ReadOnly: true}
 	}
 	return s.retry(ctx, func() error {
-		return db.RunInTx(ctx, opts, func(ctx context.Context, btx bun.Tx) error {
+		return db.RunInTx(ctx, opts, func(ctx context.Context, btx bun.Tx) (rerr error) {
 			if s.postgres {
 				if s.enterRole {
 					if _, err := btx.ExecContext(ctx, "SET LOCAL ROLE "+RuntimeRole); err != nil {
@@ -211,6 +233,18 @@ func (s *Store) inTx(ctx context.Context, db *bun.DB, readOnly bool, tenant stri
 				if _, err := btx.ExecContext(ctx, "SELECT set_config('baton.tenant', ?, true)", tenant); err != nil {
 					return err
 				}
+			}
+			if readOnly && !s.postgres && s.read == s.write {
+				// One connection (OneConnection): it is query-only for
+				// the read's duration, as the read pool's always are.
+				if _, err := btx.ExecContext(ctx, "PRAGMA query_only = 1"); err != nil {
+					return err
+				}
+				defer func() {
+					if _, err := btx.ExecContext(context.WithoutCancel(ctx), "PRAGMA query_only = 0"); err != nil && rerr == nil {
+						rerr = err
+					}
+				}()
 			}
 			return fn(ctx, &tx{s: s, db: btx, tenant: tenant, write: !readOnly})
 		})

@@ -85,7 +85,9 @@ func (e *Env) Open(ctx context.Context, opts ...continuity.Option) (continuity.A
 		}
 		dsn = filepath.Join(home, "baton.db")
 	}
-	st, err := sqlstore.Open(ctx, dsn)
+	// Every command but serve is a short-lived process: one SQLite
+	// connection is enough, and opening one file is cheaper than two.
+	st, err := sqlstore.Open(ctx, dsn, sqlstore.OneConnection())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -43,10 +43,16 @@ type CLI struct {
 	Archive   ArchiveCmd   `cmd:"" help:"Archive a memory."`
 	Briefing  BriefingCmd  `cmd:"" help:"Print the briefing for a project."`
 	Bottle    BottleCmd    `cmd:"" help:"Render and show bottles."`
-	Hook      HookCmd      `cmd:"" help:"Run one hook event of a coding-agent harness (stdin in, envelope out; always exits 0)."`
+	HookCLI   `embed:""`
 	Install   InstallCmd   `cmd:"" help:"Register baton's hooks in a harness's configuration."`
 	Uninstall UninstallCmd `cmd:"" help:"Remove baton's hooks from a harness's configuration."`
 	Version   VersionCmd   `cmd:"" help:"Print baton's version."`
+}
+
+// HookCLI is the command line a `baton hook` process parses: the hook
+// command alone (CLI embeds it), under the same name and grammar.
+type HookCLI struct {
+	Hook HookCmd `cmd:"" help:"Run one hook event of a coding-agent harness (stdin in, envelope out; always exits 0)."`
 }
 
 // defaultAgent is the agent the commands' bottles and runner default to.
@@ -64,7 +70,7 @@ func (VersionCmd) Run(env *Env) error {
 // newParser builds the command line over cli. Commands take what is bound:
 // env, a context, and the API over the store that s opens on first use.
 // opts come last, so they may bind another API in the store's place.
-func newParser(cli *CLI, env *Env, s *lazyStore, exit func(int), opts ...kong.Option) (*kong.Kong, error) {
+func newParser(cli any, env *Env, s *lazyStore, exit func(int), opts ...kong.Option) (*kong.Kong, error) {
 	return kong.New(cli, append([]kong.Option{
 		kong.Name("baton"), kong.Description(description),
 		kong.Writers(env.Stdout, env.Stderr), kong.Exit(exit),
@@ -114,10 +120,16 @@ func execute(args []string, env *Env, opts ...kong.Option) (status int) {
 			status = int(req)
 		}
 	}()
-	var cli CLI
+	// A hook runs on every event of the person's session: it builds the
+	// command line of the hook command alone, so it does not pay for the
+	// reflection over every other command's flags and help.
+	var cli any = new(CLI)
+	if isHook(args) {
+		cli = new(HookCLI)
+	}
 	store := &lazyStore{env: env}
 	defer store.Close()
-	parser, err := newParser(&cli, env, store, func(code int) { panic(exitRequest(code)) }, opts...)
+	parser, err := newParser(cli, env, store, func(code int) { panic(exitRequest(code)) }, opts...)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "baton:", err)
 		return exitFailure

@@ -25,15 +25,21 @@ import (
 const EnvPostgres = "BATON_TEST_POSTGRES_DSN"
 
 // SQLite is the harness of a fresh SQLite store per test.
-var SQLite = storetest.Harness{New: func(t *testing.T) (continuity.Store, string) {
-	dsn := filepath.Join(t.TempDir(), "baton.db")
-	st, err := sqlstore.Open(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st, dsn
-}}
+var SQLite = SQLiteWith()
+
+// SQLiteWith is the harness of a fresh SQLite store per test opened with
+// opts (sqlstore.OneConnection, say).
+func SQLiteWith(opts ...sqlstore.Option) storetest.Harness {
+	return storetest.Harness{New: func(t *testing.T) (continuity.Store, string) {
+		dsn := filepath.Join(t.TempDir(), "baton.db")
+		st, err := sqlstore.Open(context.Background(), dsn, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st, dsn
+	}}
+}
 
 // Postgres returns the harness of a fresh Postgres schema per test, skipping
 // t when BATON_TEST_POSTGRES_DSN is unset and failing it when the database
