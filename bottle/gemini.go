@@ -509,3 +509,36 @@ func geminiHead(path string) (sessionID string, talk bool) {
 	}
 	return sessionID, sc.Err() != nil
 }
+
+// GeminiReply returns the last model message with text that one line of a
+// Gemini CLI chat recording holds: a "gemini" message record, or the last
+// such message of a {"$set": {"messages": [...]}} history replacement. It
+// reports false for any other line (a user message, a header, a metadata
+// update without messages, a line that is not a JSON object). The text is
+// the message's text parts joined, thoughts left out, trimmed: what a
+// bottle shows of the turn.
+func GeminiReply(line []byte) (string, bool) {
+	l, ok := readGeminiLine(line)
+	if !ok {
+		return "", false
+	}
+	last := ""
+	if l.typ == "gemini" {
+		last = strings.TrimSpace(geminiText(l.content))
+	}
+	if l.set != nil {
+		eachField(l.set, func(k, v []byte) {
+			if string(k) != `"messages"` {
+				return
+			}
+			eachElem(v, func(m []byte) {
+				if ml, ok := readGeminiLine(m); ok && ml.typ == "gemini" {
+					if t := strings.TrimSpace(geminiText(ml.content)); t != "" {
+						last = t
+					}
+				}
+			})
+		})
+	}
+	return last, last != ""
+}

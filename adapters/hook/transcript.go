@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"strings"
+
+	"github.com/batonhq/baton/bottle"
 )
 
 // lastMessageReaders read a transcript's last model message, per transcript
@@ -56,46 +57,17 @@ func tailLines(path string, tail int64) [][]byte {
 	return lines
 }
 
-// geminiMessage is a Gemini CLI chat recording message: "gemini" messages
-// are the model's, their content a string.
-type geminiMessage struct {
-	Type    string          `json:"type"`
-	Content json.RawMessage `json:"content"`
-}
-
-// text returns the model message's text, or "".
-func (m geminiMessage) text() string {
-	var s string
-	if m.Type != "gemini" || json.Unmarshal(m.Content, &s) != nil {
-		return ""
-	}
-	return strings.TrimSpace(s)
-}
-
 // geminiLastMessage reads Gemini CLI's chat recording (gemini/NOTES.md):
 // JSONL of a header, message records, and {"$set": {...}} updates of which
 // {"$set": {"messages": [...]}} replaces the whole history (at creation,
 // resume and compression). The last model message with text, in file
-// order, is the turn's reply.
+// order, is the turn's reply; the bottle's parser reads each line
+// (bottle.GeminiReply), so the two agree on what a reply is.
 func geminiLastMessage(path string, tail int64) (string, bool) {
 	last := ""
 	for _, line := range tailLines(path, tail) {
-		var rec struct {
-			geminiMessage
-			Set struct {
-				Messages []geminiMessage `json:"messages"`
-			} `json:"$set"`
-		}
-		if json.Unmarshal(line, &rec) != nil {
-			continue
-		}
-		if t := rec.text(); t != "" {
+		if t, ok := bottle.GeminiReply(line); ok {
 			last = t
-		}
-		for _, m := range rec.Set.Messages {
-			if t := m.text(); t != "" {
-				last = t
-			}
 		}
 	}
 	return last, last != ""
