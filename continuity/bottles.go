@@ -5,10 +5,10 @@ import (
 	"maps"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/bottle/privacy"
+	"github.com/batonhq/baton/continuity/internal/runes"
 )
 
 // BottleStore binds the bottle package's storage interfaces (History,
@@ -214,10 +214,7 @@ func (s *Service) RecordPrompt(ctx context.Context, tenant, agent, sessionID, te
 	if text == "" {
 		return PromptResult{}, nil
 	}
-	truncated := false
-	if utf8.RuneCountInString(text) > bottle.MaxPromptChars {
-		text, truncated = string([]rune(text)[:bottle.MaxPromptChars]), true
-	}
+	text, truncated := runes.Cut(text, bottle.MaxPromptChars)
 	p := Prompt{ID: s.newID(), Tenant: tenant, Agent: agent, SessionID: sid, Text: text, Truncated: truncated, At: s.clock()}
 	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error { return tx.AppendPrompt(ctx, &p) })
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/batonhq/baton/continuity/brief"
 	"github.com/batonhq/baton/continuity/freshness"
 	"github.com/batonhq/baton/continuity/inject"
+	"github.com/batonhq/baton/continuity/internal/runes"
 	"github.com/batonhq/baton/continuity/workdir"
 	"github.com/google/uuid"
 )
@@ -258,7 +259,7 @@ func (e *Episodes) handover(ctx context.Context, cwd string, h *Record, head fun
 	}
 	return strings.TrimLeft(brief.HandoverBlock(brief.Handover{
 		Kind: string(h.Kind), CreatedAt: h.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"), Task: h.TaskName(),
-		Objective: cutTo(h.Objective, handoverFieldLen), State: cutTo(h.State, handoverFieldLen), NextAction: cutTo(h.NextAction, handoverFieldLen),
+		Objective: first(h.Objective, handoverFieldLen), State: first(h.State, handoverFieldLen), NextAction: first(h.NextAction, handoverFieldLen),
 		Label:   a.Freshness.Label.String() + ": " + a.Freshness.Reason + "; git: " + a.Divergence.String(),
 		History: a.History(),
 	}), "\n")
@@ -364,13 +365,11 @@ func safeReason(err error) string {
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i]
 	}
-	return string(ErrorCode(err)) + ": " + cutTo(msg, MaxFailureLen-16)
+	return string(ErrorCode(err)) + ": " + first(msg, MaxFailureLen-16)
 }
 
-func cutTo(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n])
+// first returns s's first n characters.
+func first(s string, n int) string {
+	s, _ = runes.Cut(s, n)
+	return s
 }

@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/batonhq/baton/bottle/privacy"
+	"github.com/batonhq/baton/continuity/internal/runes"
 	"github.com/google/uuid"
 )
 
@@ -147,10 +147,7 @@ func orUnknown(s, unknown string) string {
 
 // cut bounds s to MaxRecordTextLen characters.
 func cut(s string) string {
-	if utf8.RuneCountInString(s) <= MaxRecordTextLen {
-		return s
-	}
-	return string([]rune(s)[:MaxRecordTextLen-1]) + "…"
+	return runes.Ellipsize(s, MaxRecordTextLen)
 }
 
 // writeRecord derives and appends one record for the session row inside

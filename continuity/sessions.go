@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/batonhq/baton/bottle/privacy"
+	"github.com/batonhq/baton/continuity/internal/runes"
 	"github.com/batonhq/baton/continuity/memrule"
 	"github.com/batonhq/baton/lease"
 	"github.com/batonhq/baton/triage"
@@ -285,11 +286,7 @@ func (s *Service) Heartbeat(ctx context.Context, tenant string, p HeartbeatParam
 // excerpt privacy-filters a last assistant message and cuts it to
 // MaxExcerptLen characters, reporting whether it cut.
 func excerpt(text string) (string, bool) {
-	text = privacy.Scrub(text)
-	if utf8.RuneCountInString(text) <= MaxExcerptLen {
-		return text, false
-	}
-	return string([]rune(text)[:MaxExcerptLen]), true
+	return runes.Cut(privacy.Scrub(text), MaxExcerptLen)
 }
 
 func (s *Service) heartbeat(ctx context.Context, tenant string, p HeartbeatParams, compact bool) (HeartbeatResult, error) {

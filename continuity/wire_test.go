@@ -52,6 +52,9 @@ var notOnWire = map[string]string{
 	"continuity.BriefingPolicy": "service configuration (WithBriefingPolicy)",
 	"continuity.MemoryQuery":    "a Tx query; the HTTP briefing and memory routes take their own params",
 	"lease.Policy":              "service configuration (WithLeasePolicy, LeasePolicy)",
+	"continuity.JudgeCase":      "the closer's in-process question to a Judge; an LLM judge sends its own bounded prompt",
+	"continuity.Verdict":        "a Judge's in-process answer to the closer",
+	"continuity.JudgeUsage":     "a Judge's meter reading, in-process (baton eval prints it)",
 }
 
 var (
@@ -223,6 +226,12 @@ func wireCases() []struct {
 
 		{"Error/not_found", continuity.Error{Code: continuity.CodeNotFound, Message: "no such session", Err: errors.New("sql: no rows")}},
 		{"Error/invalid", *continuity.Invalid("sessionRunId", "must be a UUID")},
+		{"DoctorReport/least", continuity.DoctorReport{GeneratedAt: wT0, Findings: []continuity.Finding{}}},
+		{"DoctorReport/full", continuity.DoctorReport{GeneratedAt: wT0, Sessions: 12, Findings: []continuity.Finding{
+			{Check: "writer_stopped", Severity: continuity.SeverityFailure, Sentence: "Sessions keep opening but no handover was written for 3 days.",
+				Project: "baton", Agent: "claude-code", SessionID: "s-1"},
+			{Check: "too_few_sessions", Severity: continuity.SeverityInfo, Sentence: "Too few sessions to judge."},
+		}}},
 	}
 }
 

@@ -3,9 +3,9 @@ package inject
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/continuity/internal/runes"
 )
 
 // MaxTaskLen bounds the current-task line of a pointer, in characters. The
@@ -109,9 +109,7 @@ func pointer(in PointerInput) string {
 			"  %s): their outcomes are not recorded. Do not assume them; check them.\n", in.Gap, end)
 	}
 	if task := strings.TrimSpace(oneLine(in.Task)); task != "" {
-		if utf8.RuneCountInString(task) > MaxTaskLen {
-			task = string([]rune(task)[:MaxTaskLen-1]) + "…"
-		}
+		task = runes.Ellipsize(task, MaxTaskLen)
 		fmt.Fprintf(&b, "\nCurrent task: %s\n", task)
 	}
 	return b.String()

@@ -1,0 +1,48 @@
+package runes
+
+import "testing"
+
+func TestCut(t *testing.T) {
+	cases := []struct {
+		s    string
+		n    int
+		want string
+		cut  bool
+	}{
+		{"", 0, "", false},
+		{"", 3, "", false},
+		{"abc", -1, "", true},
+		{"abc", 0, "", true},
+		{"abc", 2, "ab", true},
+		{"abc", 3, "abc", false},
+		{"abc", 4, "abc", false},
+		{"héllo", 2, "hé", true},
+		{"日本語", 2, "日本", true},
+		{"日本語", 3, "日本語", false},
+		{"a\xffb", 2, "a\xff", true}, // an invalid byte counts as one character, as utf8 does
+	}
+	for _, tc := range cases {
+		got, cut := Cut(tc.s, tc.n)
+		if got != tc.want || cut != tc.cut {
+			t.Errorf("Cut(%q, %d) = %q, %v; want %q, %v", tc.s, tc.n, got, cut, tc.want, tc.cut)
+		}
+	}
+}
+
+func TestEllipsize(t *testing.T) {
+	cases := []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abc", 3, "abc"},
+		{"abcd", 3, "ab…"},
+		{"日本語です", 4, "日本語…"},
+		{"日本語", 3, "日本語"},
+	}
+	for _, tc := range cases {
+		if got := Ellipsize(tc.s, tc.n); got != tc.want {
+			t.Errorf("Ellipsize(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
