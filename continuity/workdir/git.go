@@ -36,19 +36,28 @@ type Head struct {
 // or anything a caller could make git read as an option.
 var ErrNotCommit = errors.New("workdir: not a full commit sha (40 or 64 hex digits)")
 
-// Git reports dir's HEAD: its commit and branch. Not being able to use git
-// is an answer, not an error: when git is not installed, dir does not exist,
-// or dir is not inside a work tree (a plain directory, a .git directory, a
-// bare repository), Git returns a Head with InWorkTree false and a nil error.
-// The error is for a context that ended (ctx's deadline, else Timeout) or a
-// git that could not be started for another reason.
+// Git reports dir's HEAD: its commit and branch. Not being able to tell is
+// an answer, not an error: when dir does not exist, is not inside a work
+// tree (a plain directory, a .git directory, a bare repository), or needs
+// git and git is not installed, Git returns a Head with InWorkTree false
+// and a nil error. The error is for a context that ended (ctx's deadline,
+// else Timeout) or a git that could not be started for another reason.
 //
-// It runs git once (a hook pays for every git it starts): rev-parse prints
+// A hook pays for every git it starts, so the common layouts (a work tree
+// or linked worktree whose HEAD is a branch in the loose refs or
+// packed-refs, or detached) are read from the repository's files without
+// git (see native); anything else runs git once: rev-parse prints
 // whether dir is in a work tree, HEAD's commit and the ref HEAD names ("HEAD"
 // itself when detached); the final "--" keeps a file named HEAD from making
 // the revision ambiguous. Only on a branch with no commit yet, where
 // rev-parse stops after the first answer, does a second run read the branch.
 func Git(ctx context.Context, dir string) (Head, error) {
+	if err := ctx.Err(); err != nil {
+		return Head{}, fmt.Errorf("workdir: git: %w", err)
+	}
+	if f, ok := native(dir); ok {
+		return f.Head, nil
+	}
 	out, ok, err := run(ctx, dir, append([]string{"rev-parse"}, headArgs...)...)
 	if err != nil {
 		return Head{}, err
@@ -103,6 +112,17 @@ func Inspect(ctx context.Context, dir string) (Facts, error) {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
+	if err := ctx.Err(); err != nil {
+		return Facts{TopLevel: dir}, fmt.Errorf("workdir: git: %w", err)
+	}
+	if f, ok := native(dir); ok {
+		return f, nil
+	}
+	return inspectGit(ctx, dir)
+}
+
+// inspectGit is Inspect by one git run, for an absolute dir.
+func inspectGit(ctx context.Context, dir string) (Facts, error) {
 	f := Facts{TopLevel: dir}
 	out, ok, err := run(ctx, dir, append([]string{"rev-parse", "--show-toplevel"}, headArgs...)...)
 	if err != nil {

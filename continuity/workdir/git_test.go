@@ -42,6 +42,12 @@ func TestGit(t *testing.T) {
 	bare := mkdir(t, filepath.Join(root, "bare.git"))
 	git(t, bare, "init", "-q", "--bare")
 
+	// A repository with extensions (here SHA-256 object names) is git's
+	// to read: native declines it.
+	extended := mkdir(t, filepath.Join(root, "sha256"))
+	git(t, extended, "init", "-q", "--object-format=sha256")
+	extendedHead := commit(t, extended, "first")
+
 	plain := mkdir(t, filepath.Join(root, "plain"))
 	file := filepath.Join(root, "file.txt")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
@@ -56,6 +62,7 @@ func TestGit(t *testing.T) {
 		{"subdirectory", sub, workdir.Head{InWorkTree: true, Commit: second, Branch: "main"}},
 		{"branch name with a slash", slashed, workdir.Head{InWorkTree: true, Commit: slashedHead, Branch: "feature/x"}},
 		{"detached HEAD", detached, workdir.Head{InWorkTree: true, Commit: detachedHead}},
+		{"SHA-256 repository", extended, workdir.Head{InWorkTree: true, Commit: extendedHead, Branch: "main"}},
 		{"packed refs", packed, workdir.Head{InWorkTree: true, Commit: packedHead, Branch: "main"}},
 		{"unborn branch", unborn, workdir.Head{InWorkTree: true, Branch: "main"}},
 		{"linked worktree", wt, workdir.Head{InWorkTree: true, Commit: first, Branch: "wt-branch"}},
@@ -84,9 +91,14 @@ func TestGit(t *testing.T) {
 	})
 
 	t.Run("git not installed", func(t *testing.T) {
+		// A plain layout is read from its files; one that needs git is
+		// not known to be a work tree.
 		t.Setenv("PATH", t.TempDir())
-		if got, err := workdir.Git(ctx, repo); err != nil || got != (workdir.Head{}) {
-			t.Errorf("Git without git = %+v, %v; want no git and no error", got, err)
+		if got, err := workdir.Git(ctx, repo); err != nil || got != (workdir.Head{InWorkTree: true, Commit: second, Branch: "main"}) {
+			t.Errorf("Git without git = %+v, %v; want main at %s read from the files", got, err, second)
+		}
+		if got, err := workdir.Git(ctx, extended); err != nil || got != (workdir.Head{}) {
+			t.Errorf("Git without git, a repository with extensions = %+v, %v; want no work tree known and no error", got, err)
 		}
 	})
 

@@ -38,18 +38,28 @@ func countGit(t *testing.T) func() []string {
 	}
 }
 
-// TestGitRunsOnce: a hook pays for every git it starts, so reading HEAD
-// runs git once, and twice only on a branch with no commit yet.
-func TestGitRunsOnce(t *testing.T) {
+// TestGitRuns: a hook pays for every git it starts, so reading HEAD runs
+// no git in the layouts native reads (a branch tip, an unborn branch, a
+// plain directory), and git once where it declines (a repository with
+// extensions), twice only there on a branch with no commit yet.
+func TestGitRuns(t *testing.T) {
 	root := gitRoot(t)
 	repo, _ := newRepo(t, root, "repo")
 	unborn := mkdir(t, filepath.Join(root, "unborn"))
 	git(t, unborn, "init", "-q")
+	extended := mkdir(t, filepath.Join(root, "sha256"))
+	git(t, extended, "init", "-q", "--object-format=sha256")
+	commit(t, extended, "first")
+	extendedUnborn := mkdir(t, filepath.Join(root, "sha256-unborn"))
+	git(t, extendedUnborn, "init", "-q", "--object-format=sha256")
 	runs := countGit(t)
 	for _, tt := range []struct {
 		name, dir string
 		want      int
-	}{{"a branch tip", repo, 1}, {"an unborn branch", unborn, 2}, {"a plain directory", mkdir(t, filepath.Join(root, "plain")), 1}} {
+	}{
+		{"a branch tip", repo, 0}, {"an unborn branch", unborn, 0}, {"a plain directory", mkdir(t, filepath.Join(root, "plain")), 0},
+		{"extensions: a branch tip", extended, 1}, {"extensions: an unborn branch", extendedUnborn, 2},
+	} {
 		if _, err := workdir.Git(context.Background(), tt.dir); err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +110,17 @@ func TestInspect(t *testing.T) {
 	if _, err := workdir.Inspect(ctx, repo); err != nil {
 		t.Fatal(err)
 	}
+	if got := runs(); len(got) != 0 {
+		t.Errorf("Inspect ran git %d times in a plain repository, want none: %v", len(got), got)
+	}
+	bareWork := mkdir(t, filepath.Join(root, "bare-config"))
+	git(t, bareWork, "init", "-q")
+	git(t, bareWork, "config", "core.bare", "true")
+	runs() // the set-up's own runs
+	if _, err := workdir.Inspect(ctx, bareWork); err != nil {
+		t.Fatal(err)
+	}
 	if got := runs(); len(got) != 1 {
-		t.Errorf("Inspect ran git %d times, want once: %v", len(got), got)
+		t.Errorf("Inspect ran git %d times where core.bare is set, want once: %v", len(got), got)
 	}
 }

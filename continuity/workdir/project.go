@@ -32,6 +32,9 @@ func TopLevel(dir string) string {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
+	if f, ok := native(dir); ok {
+		return f.TopLevel
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()
 	if top, ok, _ := run(ctx, dir, "rev-parse", "--show-toplevel"); ok && top != "" {

@@ -74,9 +74,14 @@ func TestProject(t *testing.T) {
 	})
 
 	t.Run("git not installed", func(t *testing.T) {
+		// A plain repository is found from its files; a directory in
+		// none is its own project either way.
 		t.Setenv("PATH", t.TempDir())
-		if got := workdir.Project(sub); got != "pkg" {
-			t.Errorf("Project(sub) without git = %q, want the directory's name pkg", got)
+		if got := workdir.Project(sub); got != "my-repo" {
+			t.Errorf("Project(sub) without git = %q, want the repository's name my-repo", got)
+		}
+		if got := workdir.Project(plain); got != "plain-dir" {
+			t.Errorf("Project(plain) without git = %q, want plain-dir", got)
 		}
 	})
 }
