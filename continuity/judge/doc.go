@@ -20,5 +20,5 @@
 //	case.go       CheckCase: the bounds a case from outside must keep; MaxCompleted
 //	reference.go  Reference, its marker grammar (CompletionWords, NonAssertiveWords, MinIDPrefix)
 //	llm.go        LLM and LLMConfig: the prompt, the call, ParseVerdict, the errors
-//	meter.go      Meter and Cap: per-tenant spend in fixed windows, reserve before a call, settle after
+//	meter.go      Cap, and the meter: per-tenant spend in fixed windows, reserve before a call, settle after
 package judge

@@ -84,7 +84,7 @@ type LLMConfig struct {
 	// tokens in micro-USD (0 to MaxPrice); they turn usage into cost.
 	PriceInPerMTok  int64
 	PriceOutPerMTok int64
-	// Cap bounds each tenant's spend per period (see Meter).
+	// Cap bounds each tenant's spend per period, metered in this process.
 	Cap Cap
 	// Transport carries the calls; nil is http.DefaultTransport.
 	Transport http.RoundTripper
@@ -114,7 +114,7 @@ type LLM struct {
 	cfg    LLMConfig
 	url    string
 	client *http.Client
-	meter  *Meter
+	meter  *meter
 }
 
 var _ continuity.Judge = (*LLM)(nil)
@@ -171,11 +171,11 @@ func NewLLM(cfg LLMConfig) (*LLM, error) {
 		tr = http.DefaultTransport
 	}
 	client := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	return &LLM{cfg: cfg, url: u.String(), client: client, meter: NewMeter(cfg.Cap, cfg.Clock)}, nil
+	return &LLM{cfg: cfg, url: u.String(), client: client, meter: newMeter(cfg.Cap, cfg.Clock)}, nil
 }
 
 // Spent returns what tenant has spent in the current period.
-func (l *LLM) Spent(tenant string) continuity.JudgeUsage { return l.meter.Spent(tenant) }
+func (l *LLM) Spent(tenant string) continuity.JudgeUsage { return l.meter.spent(tenant) }
 
 // Judge asks the model which of c's commitments are done.
 //

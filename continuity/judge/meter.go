@@ -22,12 +22,12 @@ type Cap struct {
 	Period time.Duration
 }
 
-// Meter keeps each tenant's spend in the current window and refuses a call
+// meter keeps each tenant's spend in the current window and refuses a call
 // whose worst case does not fit the cap beside what is spent and what calls
-// in flight have reserved. It is in memory: each process meters alone, so
-// replicas sharing a cap divide it among themselves by construction only if
-// the host gives each a share.
-type Meter struct {
+// in flight have reserved. It is in memory: each process (each LLM) meters
+// alone, so replicas enforce a shared budget only when each is given its
+// share of it as its Cap.
+type meter struct {
 	cap   Cap
 	clock func() time.Time
 
@@ -42,23 +42,23 @@ type account struct {
 	reserved continuity.JudgeUsage
 }
 
-// maxIdleAccounts is how many tenants a Meter keeps before it forgets those
+// maxIdleAccounts is how many tenants a meter keeps before it forgets those
 // whose window has passed and who have nothing in flight.
 const maxIdleAccounts = 10000
 
-// NewMeter returns a meter of cap on clock (nil: time.Now).
-func NewMeter(c Cap, clock func() time.Time) *Meter {
+// newMeter returns a meter of cap on clock (nil: time.Now).
+func newMeter(c Cap, clock func() time.Time) *meter {
 	if c.Period <= 0 {
 		c.Period = DefaultPeriod
 	}
 	if clock == nil {
 		clock = time.Now
 	}
-	return &Meter{cap: c, clock: clock, accounts: map[string]*account{}}
+	return &meter{cap: c, clock: clock, accounts: map[string]*account{}}
 }
 
-// Spent returns what tenant has spent in the current window.
-func (m *Meter) Spent(tenant string) continuity.JudgeUsage {
+// spent returns what tenant has spent in the current window.
+func (m *meter) spent(tenant string) continuity.JudgeUsage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.account(tenant).spent
@@ -66,7 +66,7 @@ func (m *Meter) Spent(tenant string) continuity.JudgeUsage {
 
 // account returns tenant's account rolled to the current window. The caller
 // holds mu.
-func (m *Meter) account(tenant string) *account {
+func (m *meter) account(tenant string) *account {
 	w := m.clock().UnixNano() / int64(m.cap.Period)
 	a := m.accounts[tenant]
 	if a == nil {
@@ -88,7 +88,7 @@ func (m *Meter) account(tenant string) *account {
 
 // reserve holds worst against tenant's cap, or returns ErrOverBudget (coded
 // forbidden) when spent, reserved and worst together exceed it.
-func (m *Meter) reserve(tenant string, worst continuity.JudgeUsage) error {
+func (m *meter) reserve(tenant string, worst continuity.JudgeUsage) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a := m.account(tenant)
@@ -102,7 +102,7 @@ func (m *Meter) reserve(tenant string, worst continuity.JudgeUsage) error {
 }
 
 // settle releases a reservation of worst and records actual.
-func (m *Meter) settle(tenant string, worst, actual continuity.JudgeUsage) {
+func (m *meter) settle(tenant string, worst, actual continuity.JudgeUsage) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a := m.account(tenant)
