@@ -260,7 +260,7 @@ func TestLLMStatus(t *testing.T) {
 			v, err := l.Judge(context.Background(), llmCase(lease))
 			wantCode(t, err, continuity.CodeInternal)
 			var se *StatusError
-			if !errors.As(err, &se) || se.Status != status || !strings.Contains(err.Error(), fmt.Sprint(status)) {
+			if !errors.As(err, &se) || se.Status != status || !strings.Contains(err.Error(), fmt.Sprint(status)) || se.Error() != "judge: the endpoint answered HTTP "+fmt.Sprint(status) {
 				t.Fatalf("error %v, want a StatusError of %d", err, status)
 			}
 			if f.calls.Load() != 1 || v.Usage != (continuity.JudgeUsage{}) || l.Spent("t1") != (continuity.JudgeUsage{}) {
