@@ -32,6 +32,9 @@ type Env struct {
 	HookRole string
 	// StopNudge is $BATON_STOP_NUDGE=1: the Stop hook's triage nudge.
 	StopNudge bool
+	// JudgeURL, JudgeKey and JudgeModel are $BATON_JUDGE_URL, _KEY and
+	// _MODEL: the LLM judge's endpoint, API key and model (baton eval).
+	JudgeURL, JudgeKey, JudgeModel string
 
 	// noHome says why Home is empty: the platform has no home directory.
 	noHome error
@@ -45,6 +48,7 @@ func EnvFromOS() *Env {
 	env := &Env{Home: os.Getenv("BATON_HOME"), DSN: os.Getenv("BATON_DSN"), Tenant: os.Getenv("BATON_TENANT"),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		HookRole: os.Getenv("BATON_HOOK_ROLE"), StopNudge: os.Getenv("BATON_STOP_NUDGE") == "1"}
+	env.JudgeURL, env.JudgeKey, env.JudgeModel = os.Getenv("BATON_JUDGE_URL"), os.Getenv("BATON_JUDGE_KEY"), os.Getenv("BATON_JUDGE_MODEL")
 	if env.Home == "" {
 		if h, err := os.UserHomeDir(); err != nil {
 			env.noHome = err

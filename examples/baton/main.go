@@ -47,6 +47,7 @@ type CLI struct {
 	Install   InstallCmd   `cmd:"" help:"Register baton's hooks in a harness's configuration."`
 	Uninstall UninstallCmd `cmd:"" help:"Remove baton's hooks from a harness's configuration."`
 	Version   VersionCmd   `cmd:"" help:"Print baton's version."`
+	Eval      EvalCmd      `cmd:"" help:"Measure a judge over labelled sessions against the closer's validation bar."`
 }
 
 // HookCLI is the command line a `baton hook` process parses: the hook
