@@ -380,8 +380,8 @@ func unansweredReceipts(lines []LedgerEntry, now time.Time) []Finding {
 		return nil
 	}
 	return []Finding{{Check: CheckUnansweredReceipt, Severity: SeverityWarning, Agent: newest.Fields["agent"], SessionID: newest.Session,
-		Sentence: fmt.Sprintf("%s arrived and wrote neither their %s nor a failure (the newest: %s %s, %s ago): the work after the receipt stopped without a trace, a killed hook or a silent refusal. Raise the harness's hook timeout if it kills baton's end hook, else report it with `baton doctor --json`.",
-			plural(n, "hook event"), strings.TrimPrefix(newest.Fields[receiptExpects], "record."), newest.Fields["provider"], newest.Fields["provider_event"],
+		Sentence: fmt.Sprintf("%s arrived and left neither the record its work writes nor a failure (the newest: %s %s, which writes a %s, %s ago): the work after the receipt stopped without a trace, a killed hook or a silent refusal. Raise the harness's hook timeout if it kills baton's end hook, else report it with `baton doctor --json`.",
+			plural(n, "hook event"), newest.Fields["provider"], newest.Fields["provider_event"], strings.TrimPrefix(newest.Fields[receiptExpects], "record."),
 			freshness.Compact(now.Sub(newest.At)))}}
 }
 

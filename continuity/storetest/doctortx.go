@@ -227,5 +227,8 @@ func txArmedBottles(t *testing.T, f *fixture) {
 	if got := armed(T, T, 0); got == nil || len(got) != 0 {
 		t.Errorf("an empty interval = %+v, want empty and non-nil", got)
 	}
-	failsWithACode(t, f, func(ctx context.Context, tx continuity.Tx) error { _, err := tx.ArmedBottles(ctx, T, T, 10); return err })
+	failsWithACode(t, f, func(ctx context.Context, tx continuity.Tx) error {
+		_, err := tx.ArmedBottles(ctx, T, T, 10)
+		return err
+	})
 }
