@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/batonhq/baton/continuity"
@@ -69,15 +68,9 @@ func (t *tx) CountSessions(ctx context.Context, c continuity.SessionCount) (int,
 	if c.Open {
 		q = q.Where("closed_at IS NULL")
 	}
-	if !c.ActivatedSince.IsZero() {
-		q = q.Where("COALESCE(activated_at, opened_at) >= ?", utc(c.ActivatedSince))
-	}
-	if !c.SeenAfter.IsZero() {
-		q = q.Where("last_seen_at > ?", utc(c.SeenAfter))
-	}
-	if !c.SeenNotAfter.IsZero() {
-		q = q.Where("last_seen_at <= ?", utc(c.SeenNotAfter))
-	}
+	q = whereAt(q, "COALESCE(activated_at, opened_at) >= ?", c.ActivatedSince)
+	q = whereAt(q, "last_seen_at > ?", c.SeenAfter)
+	q = whereAt(q, "last_seen_at <= ?", c.SeenNotAfter)
 	if c.TriageStatus != "" {
 		q = q.Where("triage_status = ?", c.TriageStatus)
 	}
@@ -85,13 +78,28 @@ func (t *tx) CountSessions(ctx context.Context, c continuity.SessionCount) (int,
 	return int(n), translate(err)
 }
 
+// whereAt adds the condition on an instant unless the instant is zero
+// (unbounded).
+func whereAt(q *bun.SelectQuery, cond string, at time.Time) *bun.SelectQuery {
+	if at.IsZero() {
+		return q
+	}
+	return q.Where(cond, utc(at))
+}
+
 func (t *tx) LedgerCountsSince(ctx context.Context, since time.Time) (map[string]int, error) {
+	return t.ledgerCounts(ctx, since)
+}
+
+// ledgerCounts counts the kept lines by event name, those at or after
+// since when it is not zero.
+func (t *tx) ledgerCounts(ctx context.Context, since time.Time) (map[string]int, error) {
 	var rows []struct {
 		Event string `bun:"event"`
 		N     int    `bun:"n"`
 	}
-	err := t.db.NewSelect().TableExpr("ledger").ColumnExpr("event, count(*) AS n").
-		Where("user_id = ?", t.tenant).Where("at >= ?", utc(since)).GroupExpr("event").Scan(ctx, &rows)
+	q := t.db.NewSelect().TableExpr("ledger").ColumnExpr("event, count(*) AS n").Where("user_id = ?", t.tenant)
+	err := whereAt(q, "at >= ?", since).GroupExpr("event").Scan(ctx, &rows)
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -115,14 +123,7 @@ func (t *tx) LedgerEvents(ctx context.Context, events []string, since time.Time,
 	if err := q.Scan(ctx); err != nil {
 		return nil, translate(err)
 	}
-	out := make([]continuity.LedgerEntry, len(ms))
-	for i, m := range ms {
-		out[i] = continuity.LedgerEntry{ID: m.ID, Tenant: m.UserID, Event: m.Event, At: utc(m.At), Session: m.Session}
-		if err := json.Unmarshal([]byte(m.Fields), &out[i].Fields); err != nil {
-			return nil, translate(err)
-		}
-	}
-	return out, nil
+	return ledgerEntries(ms)
 }
 
 func (t *tx) ArmedBottles(ctx context.Context, after, notAfter time.Time, limit int) ([]continuity.BottleMarker, error) {

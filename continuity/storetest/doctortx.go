@@ -19,12 +19,13 @@ func init() {
 	txContract["ArmedBottles"] = txArmedBottles
 }
 
-// failsWithACode asserts that a doctor's read meeting a driver failure (a
-// context cancelled inside a live transaction) returns a *continuity.Error.
-func failsWithACode(t *testing.T, f *fixture, call txFunc) {
+// failsWithACode asserts that a Tx method meeting a driver failure (its
+// context cancelled inside a live transaction, so the driver, not the
+// service, produces the error) returns a *continuity.Error.
+func failsWithACode(t *testing.T, f *fixture, method string, call txFunc) {
 	t.Helper()
 	var got error
-	_ = f.store.Read(t.Context(), tenantA, func(ctx context.Context, tx continuity.Tx) error {
+	_ = f.store.Write(t.Context(), tenantA, func(ctx context.Context, tx continuity.Tx) error {
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
 		got = call(cctx, tx)
@@ -32,7 +33,7 @@ func failsWithACode(t *testing.T, f *fixture, call txFunc) {
 	})
 	var ce *continuity.Error
 	if got == nil || !errors.As(got, &ce) {
-		t.Errorf("on a failing driver: %T (%v), want a *continuity.Error", got, got)
+		t.Errorf("%s on a failing driver returned %T (%v), want a *continuity.Error", method, got, got)
 	}
 }
 
@@ -87,7 +88,7 @@ func txProjectActivity(t *testing.T, f *fixture) {
 	}
 	same(t, "every project, newest activation first", activity(0), want)
 	same(t, "limit", activity(2), want[:2])
-	failsWithACode(t, f, func(ctx context.Context, tx continuity.Tx) error { _, err := tx.ProjectActivity(ctx, 10); return err })
+	failsWithACode(t, f, "ProjectActivity", func(ctx context.Context, tx continuity.Tx) error { _, err := tx.ProjectActivity(ctx, 10); return err })
 }
 
 func txCountSessions(t *testing.T, f *fixture) {
@@ -139,7 +140,7 @@ func txCountSessions(t *testing.T, f *fixture) {
 			t.Errorf("%s: %d rows, want %d", tc.name, got, tc.want)
 		}
 	}
-	failsWithACode(t, f, func(ctx context.Context, tx continuity.Tx) error {
+	failsWithACode(t, f, "CountSessions", func(ctx context.Context, tx continuity.Tx) error {
 		_, err := tx.CountSessions(ctx, continuity.SessionCount{})
 		return err
 	})
@@ -173,7 +174,7 @@ func txLedgerCountsSince(t *testing.T, f *fixture) {
 	same(t, "since the instant of a line", counts(T), map[string]int{"e1": 1, "e2": 1})
 	same(t, "since the last", counts(T.Add(us)), map[string]int{"e2": 1})
 	same(t, "since after the last", counts(T.Add(2*us)), map[string]int{})
-	failsWithACode(t, f, func(ctx context.Context, tx continuity.Tx) error { _, err := tx.LedgerCountsSince(ctx, T); return err })
+	failsWithACode(t, f, "LedgerCountsSince", func(ctx context.Context, tx continuity.Tx) error { _, err := tx.LedgerCountsSince(ctx, T); return err })
 }
 
 func txLedgerEvents(t *testing.T, f *fixture) {
@@ -193,7 +194,7 @@ func txLedgerEvents(t *testing.T, f *fixture) {
 	wantIDs(t, "limit keeps the newest", read([]string{"x", "y", "z"}, T.Add(-us), 2), rowIDs([]continuity.LedgerEntry{d, c}))
 	wantEmpty(t, "since after the last", read([]string{"x", "y", "z"}, T.Add(2*us), 0), nil)
 	wantEmpty(t, "no names", read(nil, T.Add(-us), 0), nil)
-	failsWithACode(t, f, func(ctx context.Context, tx continuity.Tx) error {
+	failsWithACode(t, f, "LedgerEvents", func(ctx context.Context, tx continuity.Tx) error {
 		_, err := tx.LedgerEvents(ctx, []string{"x"}, T, 10)
 		return err
 	})
@@ -227,7 +228,7 @@ func txArmedBottles(t *testing.T, f *fixture) {
 	if got := armed(T, T, 0); got == nil || len(got) != 0 {
 		t.Errorf("an empty interval = %+v, want empty and non-nil", got)
 	}
-	failsWithACode(t, f, func(ctx context.Context, tx continuity.Tx) error {
+	failsWithACode(t, f, "ArmedBottles", func(ctx context.Context, tx continuity.Tx) error {
 		_, err := tx.ArmedBottles(ctx, T, T, 10)
 		return err
 	})

@@ -47,6 +47,7 @@ type CLI struct {
 	Install   InstallCmd   `cmd:"" help:"Register baton's hooks in a harness's configuration."`
 	Uninstall UninstallCmd `cmd:"" help:"Remove baton's hooks from a harness's configuration."`
 	Version   VersionCmd   `cmd:"" help:"Print baton's version."`
+	Doctor    DoctorCmd    `cmd:"" help:"Report what baton has stopped writing (checkpoints, handovers, closes); exits 1 when a finding is a failure."`
 }
 
 // defaultAgent is the agent the commands' bottles and runner default to.
