@@ -394,3 +394,43 @@ func testDoctorUnclaimed(t *testing.T, h Harness) {
 		}
 	}
 }
+
+// scenarioDoctor: through the API alone, the doctor names a project whose
+// sessions keep opening past its stale handover, only to its own tenant,
+// and stops once a handover is written.
+func scenarioDoctor(t *testing.T, h ScenarioHarness) {
+	s := newScene(t, h)
+	end := func(sid string) {
+		t.Helper()
+		succeed(s, "SessionEnd", s.a.SessionEnd, continuity.EndParams{EventParams: hookEvent(evEnd, sid)})
+	}
+	doctor := func(api continuity.API) continuity.DoctorReport {
+		t.Helper()
+		r, err := api.Doctor(s.ctx)
+		if err != nil {
+			t.Fatalf("doctor: %v", err)
+		}
+		return r
+	}
+	s.startup("s0", "baton")
+	end("s0")
+	s.clock.Advance(stale)
+	for _, sid := range []string{"s1", "s2"} {
+		s.startup(sid, "baton")
+		succeed(s, "Close", s.a.Close, continuity.CloseParams{Agent: agent, SessionID: sid})
+		s.clock.Advance(time.Hour)
+	}
+	r := doctor(s.a)
+	if r.Healthy() || r.Sessions != 3 || len(r.Findings) != 1 || r.Findings[0].Check != continuity.CheckWriterStopped ||
+		r.Findings[0].Severity != continuity.SeverityFailure || r.Findings[0].Project != "baton" || !r.GeneratedAt.Equal(s.clock.Now()) {
+		t.Fatalf("tenant A's report: %+v, want the stopped writer of baton", r)
+	}
+	if b := doctor(s.b); b.Sessions != 0 || len(b.Findings) != 1 || b.Findings[0].Check != continuity.CheckTooFewSessions {
+		t.Fatalf("tenant B's report: %+v, want nothing of A's", b)
+	}
+	s.startup("s3", "baton")
+	end("s3")
+	if r := doctor(s.a); !r.Healthy() || len(r.Findings) != 0 {
+		t.Fatalf("after a handover: %+v, want no finding", r)
+	}
+}
