@@ -80,6 +80,10 @@ type API interface {
 	ClaimBottle(ctx context.Context, agent, sessionID string) (bottle.Marker, bool, error)
 	SessionHistory(ctx context.Context, agent, sessionID string) (bottle.Record, error)
 	RecordPrompt(ctx context.Context, agent, sessionID, text string) (PromptResult, error)
+
+	// Doctor reports whether what lifecycle events derive is being
+	// written (see Service.Doctor). Errors: internal.
+	Doctor(ctx context.Context) (DoctorReport, error)
 }
 
 // Local is the API of one tenant over a Service: the local implementation.
@@ -240,4 +244,9 @@ func (l *Local) SessionHistory(ctx context.Context, agent, sessionID string) (bo
 // RecordPrompt implements API.
 func (l *Local) RecordPrompt(ctx context.Context, agent, sessionID, text string) (PromptResult, error) {
 	return l.svc.RecordPrompt(ctx, l.tenant, agent, sessionID, text)
+}
+
+// Doctor implements API.
+func (l *Local) Doctor(ctx context.Context) (DoctorReport, error) {
+	return l.svc.Doctor(ctx, l.tenant)
 }

@@ -41,6 +41,7 @@
 //	briefing.go  Briefing (with the newest handover and its freshness), OpenCommitments, Memory
 //	bottles.go   the bottle marker and history; BottleStore binds one agent of an API for a bottle.Bottler
 //	store.go     Store and Tx, the storage contract
+//	doctor.go    Doctor: findings about writtenness (a stopped record writer, unended sessions, unanswered receipts, ...)
 //	types.go     the domain types and the ledger vocabulary
 //	errors.go    Error and its codes; ruleError, the one map from the rule packages' errors to them
 //	validate.go  input limits and validation

@@ -24,13 +24,18 @@ type EventParams struct {
 	// transcript is (render, seal) failed before this call, in a safe
 	// "code: message" form; it is recorded as the receipt's failure.
 	LocalFailure string `json:"localFailure,omitempty"`
+
+	// expects is the ledger event the event's work derives, when it
+	// derives one (a checkpoint's or a handover's line): the receipt
+	// names it so the doctor can tell a receipt no work answered.
+	expects string
 }
 
 // MaxFailureLen bounds a failure reason a caller reports.
 const MaxFailureLen = 500
 
 func (e EventParams) receipt() ReceiptParams {
-	return ReceiptParams{Provider: e.Provider, ProviderEvent: e.ProviderEvent, Agent: e.Agent, SessionID: e.SessionID}
+	return ReceiptParams{Provider: e.Provider, ProviderEvent: e.ProviderEvent, Agent: e.Agent, SessionID: e.SessionID, expects: e.expects}
 }
 
 // episode records the event's receipt, then runs work, then records the
@@ -353,6 +358,7 @@ const maxReason = 64
 // then write a checkpoint that snapshots the conversation's excerpt.
 func (s *Service) PreCompact(ctx context.Context, tenant string, p PreCompactParams) (PreCompactResult, error) {
 	var res PreCompactResult
+	p.expects = recordEvent(RecordCheckpoint)
 	id, err := s.episode(ctx, tenant, p.EventParams, func(ctx context.Context) error {
 		f := map[string]string{}
 		p.Trigger = trimField(f, "trigger", p.Trigger, 0, maxReason)
@@ -435,6 +441,7 @@ type EndResult struct {
 // the handover, within the budget.
 func (s *Service) SessionEnd(ctx context.Context, tenant string, p EndParams) (EndResult, error) {
 	var res EndResult
+	p.expects = recordEvent(RecordHandover)
 	id, err := s.episode(ctx, tenant, p.EventParams, func(ctx context.Context) error {
 		f := map[string]string{}
 		p.Reason = trimField(f, "reason", p.Reason, 0, maxReason)

@@ -17,6 +17,9 @@ type ReceiptParams struct {
 	ProviderEvent string `json:"providerEvent"`
 	Agent         string `json:"agent,omitempty"`
 	SessionID     string `json:"sessionId,omitempty"`
+
+	// expects is EventParams.expects, set only by the episode methods.
+	expects string
 }
 
 const maxReceiptField = 64
@@ -47,6 +50,9 @@ func (s *Service) AppendReceipt(ctx context.Context, tenant string, p ReceiptPar
 	}
 	e := LedgerEntry{ID: s.newID(), Tenant: tenant, Event: EventReceived, At: s.clock(), Session: p.SessionID,
 		Fields: receiptFields(p)}
+	if p.expects != "" {
+		e.Fields[receiptExpects] = p.expects
+	}
 	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
 		return tx.AppendLedger(ctx, s.ledgerKeep, e)
 	})

@@ -158,4 +158,26 @@ type Tx interface {
 	InsertRecord(ctx context.Context, r *Record) error
 	// Records lists records matching the query, newest (highest id) first.
 	Records(ctx context.Context, q RecordQuery) ([]Record, error)
+
+	// The doctor's reads: bounded aggregates of what was written, never
+	// content.
+
+	// ProjectActivity returns, for at most limit projects (the row-less
+	// project "" included), what the tenant's sessions and records say of
+	// each, the projects with the newest activation first (ties by name).
+	ProjectActivity(ctx context.Context, limit int) ([]ProjectActivity, error)
+	// CountSessions counts the session rows matching q.
+	CountSessions(ctx context.Context, q SessionCount) (int, error)
+	// LedgerCountsSince is LedgerCounts over the lines kept whose At is at
+	// or after since.
+	LedgerCountsSince(ctx context.Context, since time.Time) (map[string]int, error)
+	// LedgerEvents returns the lines kept with one of the event names whose
+	// At is at or after since, newest (highest id) first, at most limit.
+	// No names match nothing.
+	LedgerEvents(ctx context.Context, events []string, since time.Time, limit int) ([]LedgerEntry, error)
+	// ArmedBottles returns the markers still armed (never claimed since
+	// they were last armed) whose ArmedAt is after after and not after
+	// notAfter, oldest first (ties by agent, then session id), at most
+	// limit.
+	ArmedBottles(ctx context.Context, after, notAfter time.Time, limit int) ([]BottleMarker, error)
 }

@@ -43,18 +43,20 @@ const module = "github.com/batonhq/baton/"
 // Service and BottleStore methods take or return) that never cross a
 // transport, with the reason. Everything else must appear in wireCases.
 var notOnWire = map[string]string{
-	"continuity.Service":        "the service itself; no exported fields",
-	"continuity.BottleStore":    "a handle bound to a tenant and agent; no exported fields",
-	"continuity.Local":          "the API bound to a tenant; no exported fields",
-	"continuity.Episodes":       "the local runner of hook events; configuration, never sent",
-	"continuity.HookEvent":      "an adapter's normalized harness input, handled in-process; the wire carries the episode params",
-	"continuity.HookOutcome":    "what an adapter writes in its harness's envelope, in-process",
-	"continuity.BriefingPolicy": "service configuration (WithBriefingPolicy)",
-	"continuity.MemoryQuery":    "a Tx query; the HTTP briefing and memory routes take their own params",
-	"lease.Policy":              "service configuration (WithLeasePolicy, LeasePolicy)",
-	"continuity.JudgeCase":      "the closer's in-process question to a Judge; an LLM judge sends its own bounded prompt",
-	"continuity.Verdict":        "a Judge's in-process answer to the closer",
-	"continuity.JudgeUsage":     "a Judge's meter reading, in-process (baton eval prints it)",
+	"continuity.Service":         "the service itself; no exported fields",
+	"continuity.BottleStore":     "a handle bound to a tenant and agent; no exported fields",
+	"continuity.Local":           "the API bound to a tenant; no exported fields",
+	"continuity.Episodes":        "the local runner of hook events; configuration, never sent",
+	"continuity.HookEvent":       "an adapter's normalized harness input, handled in-process; the wire carries the episode params",
+	"continuity.HookOutcome":     "what an adapter writes in its harness's envelope, in-process",
+	"continuity.BriefingPolicy":  "service configuration (WithBriefingPolicy)",
+	"continuity.MemoryQuery":     "a Tx query; the HTTP briefing and memory routes take their own params",
+	"lease.Policy":               "service configuration (WithLeasePolicy, LeasePolicy)",
+	"continuity.JudgeCase":       "the closer's in-process question to a Judge; an LLM judge sends its own bounded prompt",
+	"continuity.Verdict":         "a Judge's in-process answer to the closer",
+	"continuity.JudgeUsage":      "a Judge's meter reading, in-process (baton eval prints it)",
+	"continuity.ProjectActivity": "a Tx aggregate the doctor reads; the wire carries its findings",
+	"continuity.SessionCount":    "a Tx query the doctor counts with",
 }
 
 var (
@@ -224,14 +226,15 @@ func wireCases() []struct {
 		{"RecordQuery/full", continuity.RecordQuery{ByProject: true, Project: "baton", Agent: "claude-code", SessionID: "s-1",
 			Kinds: []continuity.RecordKind{continuity.RecordHandover}, Before: wEvent, Limit: 10}},
 
+		{"DoctorReport/healthy", continuity.DoctorReport{GeneratedAt: wT0, Sessions: 2, Findings: []continuity.Finding{}}},
+		{"DoctorReport/full", continuity.DoctorReport{GeneratedAt: wT1, Sessions: 7, Findings: []continuity.Finding{
+			{Check: continuity.CheckWriterStopped, Severity: continuity.SeverityFailure, Sentence: "Project \"baton\": 2 sessions opened while its newest record is stale.", Project: "baton"}}}},
+		{"Finding/least", continuity.Finding{Check: continuity.CheckTooFewSessions, Severity: continuity.SeverityInfo, Sentence: "1 session recorded."}},
+		{"Finding/full", continuity.Finding{Check: continuity.CheckUnclaimedBottle, Severity: continuity.SeverityWarning, Sentence: "A bottle was never claimed.",
+			Project: "baton", Agent: "claude-code", SessionID: "s-1"}},
+
 		{"Error/not_found", continuity.Error{Code: continuity.CodeNotFound, Message: "no such session", Err: errors.New("sql: no rows")}},
 		{"Error/invalid", *continuity.Invalid("sessionRunId", "must be a UUID")},
-		{"DoctorReport/least", continuity.DoctorReport{GeneratedAt: wT0, Findings: []continuity.Finding{}}},
-		{"DoctorReport/full", continuity.DoctorReport{GeneratedAt: wT0, Sessions: 12, Findings: []continuity.Finding{
-			{Check: "writer_stopped", Severity: continuity.SeverityFailure, Sentence: "Sessions keep opening but no handover was written for 3 days.",
-				Project: "baton", Agent: "claude-code", SessionID: "s-1"},
-			{Check: "too_few_sessions", Severity: continuity.SeverityInfo, Sentence: "Too few sessions to judge."},
-		}}},
 	}
 }
 

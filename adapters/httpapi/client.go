@@ -427,3 +427,8 @@ func (c *Client) SessionHistory(ctx context.Context, agent, sessionID string) (b
 func (c *Client) RecordPrompt(ctx context.Context, agent, sessionID, text string) (continuity.PromptResult, error) {
 	return call[continuity.PromptResult](ctx, c, "RecordPrompt", nil, PromptRequest{Agent: agent, SessionID: sessionID, Text: text})
 }
+
+// Doctor implements continuity.API.
+func (c *Client) Doctor(ctx context.Context) (continuity.DoctorReport, error) {
+	return call[continuity.DoctorReport](ctx, c, "Doctor", nil, nil)
+}

@@ -99,8 +99,10 @@ func TestEveryRouteAnswers(t *testing.T) {
 	must("records", err)
 	es, err := c.Ledger(ctx, uuid.Nil, 100)
 	must("ledger", err)
-	if len(rs) != 2 || len(es) == 0 {
-		t.Fatalf("%d records and %d ledger lines read back", len(rs), len(es))
+	report, err := c.Doctor(ctx)
+	must("doctor", err)
+	if len(rs) != 2 || len(es) == 0 || report.Sessions != 1 || len(report.Findings) != 1 || report.Findings[0].Check != continuity.CheckTooFewSessions {
+		t.Fatalf("%d records, %d ledger lines and a doctor's report of %d sessions read back", len(rs), len(es), report.Sessions)
 	}
 
 	for i := range routes {

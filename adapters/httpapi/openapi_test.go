@@ -165,6 +165,7 @@ var summaries = map[string]string{
 	"ClaimBottle":    "claim a conversation's armed bottle marker, once",
 	"SessionHistory": "a conversation's prompts and Stop excerpts, for degraded bottles",
 	"RecordPrompt":   "keep a user prompt for degraded bottles",
+	"Doctor":         "findings about what baton has and has not written, with a severity and a sentence each",
 }
 
 var pathValue = regexp.MustCompile(`\{([^}]+)\}`)

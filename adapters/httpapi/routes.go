@@ -231,6 +231,12 @@ var routes = []route{
 		func(ctx context.Context, api continuity.API, p PromptRequest, _ func(string) string) (continuity.PromptResult, error) {
 			return api.RecordPrompt(ctx, p.Agent, p.SessionID, p.Text)
 		}),
+
+	// Health of what is written, not of what is reachable.
+	endpoint("Doctor", get, "/api/v1/doctor", http.StatusOK, 0, nil,
+		func(ctx context.Context, api continuity.API, _ none, _ func(string) string) (continuity.DoctorReport, error) {
+			return api.Doctor(ctx)
+		}),
 }
 
 // transition returns the route of a memory status transition.

@@ -35,6 +35,7 @@
 //	grants.go      the runtime role's grants, read and tried for storetest
 //	models.go      bun models and their mapping to continuity types
 //	tx.go          the continuity.Tx methods
+//	doctor.go      the doctor's Tx reads: bounded aggregates, never content
 //	schema.go      CreateSchema, DropSchema: Postgres schemas for tests or separated tenants
 //	migrations/    the SQL, one source for both dialects
 //	sqltest/       test stores: SQLite always, a fresh Postgres schema when a DSN is set

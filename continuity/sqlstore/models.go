@@ -161,6 +161,18 @@ type ledgerModel struct {
 	Fields  string    `bun:"fields"`
 }
 
+// ledgerEntries maps ledger rows to their lines.
+func ledgerEntries(ms []ledgerModel) ([]continuity.LedgerEntry, error) {
+	out := make([]continuity.LedgerEntry, len(ms))
+	for i, m := range ms {
+		out[i] = continuity.LedgerEntry{ID: m.ID, Tenant: m.UserID, Event: m.Event, At: utc(m.At), Session: m.Session}
+		if err := json.Unmarshal([]byte(m.Fields), &out[i].Fields); err != nil {
+			return nil, translate(err)
+		}
+	}
+	return out, nil
+}
+
 type memoryModel struct {
 	bun.BaseModel `bun:"table:memories"`
 

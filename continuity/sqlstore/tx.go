@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -210,31 +209,11 @@ func (t *tx) Ledger(ctx context.Context, after uuid.UUID, limit int) ([]continui
 	if err := q.OrderExpr("id").Limit(int64(limit)).Scan(ctx); err != nil {
 		return nil, translate(err)
 	}
-	out := make([]continuity.LedgerEntry, len(ms))
-	for i, m := range ms {
-		out[i] = continuity.LedgerEntry{ID: m.ID, Tenant: m.UserID, Event: m.Event, At: utc(m.At), Session: m.Session}
-		if err := json.Unmarshal([]byte(m.Fields), &out[i].Fields); err != nil {
-			return nil, translate(err)
-		}
-	}
-	return out, nil
+	return ledgerEntries(ms)
 }
 
 func (t *tx) LedgerCounts(ctx context.Context) (map[string]int, error) {
-	var rows []struct {
-		Event string `bun:"event"`
-		N     int    `bun:"n"`
-	}
-	err := t.db.NewSelect().TableExpr("ledger").ColumnExpr("event, count(*) AS n").
-		Where("user_id = ?", t.tenant).GroupExpr("event").Scan(ctx, &rows)
-	if err != nil {
-		return nil, translate(err)
-	}
-	out := make(map[string]int, len(rows))
-	for _, r := range rows {
-		out[r.Event] = r.N
-	}
-	return out, nil
+	return t.ledgerCounts(ctx, time.Time{})
 }
 
 func (t *tx) InsertMemory(ctx context.Context, m *continuity.Memory) error {

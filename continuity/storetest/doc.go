@@ -29,4 +29,6 @@
 //	txcontract.go  every Store and Tx method on its own: results, order, limits, codes, tenancy
 //	concurrency.go goroutines and OS processes writing one store
 //	scenarios.go   RunScenarios: hook events through continuity.API alone, for every implementation of it
+//	doctor.go      the doctor: the episode-lifecycle ADR's outage end to end, each check at its thresholds
+//	doctortx.go    the doctor's Tx reads in the contract
 package storetest

@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"context"
-	"errors"
 	"maps"
 	"slices"
 	"testing"
@@ -120,18 +119,7 @@ func testTxErrors(t *testing.T, h Harness) {
 			},
 		}
 		for _, name := range slices.Sorted(maps.Keys(calls)) {
-			call := calls[name]
-			var got error
-			_ = f.store.Write(ctx, tenantA, func(ctx context.Context, tx continuity.Tx) error {
-				cctx, cancel := context.WithCancel(ctx)
-				cancel()
-				got = call(cctx, tx)
-				return got
-			})
-			var ce *continuity.Error
-			if got == nil || !errors.As(got, &ce) {
-				t.Errorf("%s on a failing driver returned %T (%v), want a *continuity.Error", name, got, got)
-			}
+			failsWithACode(t, f, name, calls[name])
 		}
 		// The failures rolled back: the store still works.
 		if _, err := f.svc.Open(ctx, tenantA, startup("after")); err != nil {

@@ -48,6 +48,7 @@ type CLI struct {
 	Uninstall UninstallCmd `cmd:"" help:"Remove baton's hooks from a harness's configuration."`
 	Version   VersionCmd   `cmd:"" help:"Print baton's version."`
 	Eval      EvalCmd      `cmd:"" help:"Measure a judge over labelled sessions against the closer's validation bar."`
+	Doctor    DoctorCmd    `cmd:"" help:"Report what baton has stopped writing (checkpoints, handovers, closes); exits 1 when a finding is a failure."`
 }
 
 // HookCLI is the command line a `baton hook` process parses: the hook
