@@ -1,6 +1,9 @@
 package continuity
 
-import "context"
+import (
+	"context"
+	"io"
+)
 
 // DefaultEraseBatch is how many rows one transaction of an erase deletes.
 const DefaultEraseBatch = 1000
@@ -61,4 +64,34 @@ func (s *Service) Erase(ctx context.Context, tenant string, p EraseParams) (Eras
 		res.Batches++
 	}
 	return res, nil
+}
+
+// TenantData is what a tenant's data rights take: its rows exported,
+// imported into an empty tenant, and erased. It is no hook event's, so it
+// is not part of API: Local implements it, and an adapter reaches it by a
+// type assertion on the API it holds (the HTTP client does not carry it).
+type TenantData interface {
+	// Export is Service.Export for the bound tenant.
+	Export(ctx context.Context, w io.Writer) (ExportResult, error)
+	// Restore is Service.Restore for the bound tenant.
+	Restore(ctx context.Context, r io.Reader) (ExportResult, error)
+	// Erase is Service.Erase for the bound tenant.
+	Erase(ctx context.Context, p EraseParams) (EraseResult, error)
+}
+
+var _ TenantData = (*Local)(nil)
+
+// Export implements TenantData.
+func (l *Local) Export(ctx context.Context, w io.Writer) (ExportResult, error) {
+	return l.svc.Export(ctx, l.tenant, w)
+}
+
+// Restore implements TenantData.
+func (l *Local) Restore(ctx context.Context, r io.Reader) (ExportResult, error) {
+	return l.svc.Restore(ctx, l.tenant, r)
+}
+
+// Erase implements TenantData.
+func (l *Local) Erase(ctx context.Context, p EraseParams) (EraseResult, error) {
+	return l.svc.Erase(ctx, l.tenant, p)
 }

@@ -15,12 +15,12 @@ import (
 // (DefaultLedgerRetention lines per tenant) applies besides its age.
 type Retention struct {
 	// Ledger is how long ledger lines are kept, by their At.
-	Ledger time.Duration `json:"ledger"`
+	Ledger time.Duration
 	// Prompts is how long kept user prompts are, by their At.
-	Prompts time.Duration `json:"prompts"`
+	Prompts time.Duration
 	// ArchivedBottles is how long an archived bottle (what /clear moves
 	// to bottles/archive) is kept, by the time in its name.
-	ArchivedBottles time.Duration `json:"archivedBottles"`
+	ArchivedBottles time.Duration
 }
 
 // DefaultRetention is the retention a Service keeps unless WithRetention

@@ -52,6 +52,10 @@ var notOnWire = map[string]string{
 	"continuity.BriefingPolicy": "service configuration (WithBriefingPolicy)",
 	"continuity.MemoryQuery":    "a Tx query; the HTTP briefing and memory routes take their own params",
 	"lease.Policy":              "service configuration (WithLeasePolicy, LeasePolicy)",
+	"continuity.Retention":      "service configuration (WithRetention, Retention)",
+	"continuity.ExportHeader": "the first line of the export file format (export.go documents it, storetest round-trips it); " +
+		"it names the tenant the file holds, which is its requester's own",
+	"continuity.ExportLine": "a line of the export file format; its row is a wire type's JSON",
 }
 
 var (
@@ -220,6 +224,14 @@ func wireCases() []struct {
 		{"RecordQuery/least", continuity.RecordQuery{}},
 		{"RecordQuery/full", continuity.RecordQuery{ByProject: true, Project: "baton", Agent: "claude-code", SessionID: "s-1",
 			Kinds: []continuity.RecordKind{continuity.RecordHandover}, Before: wEvent, Limit: 10}},
+		{"ExportResult/least", continuity.ExportResult{Rows: map[string]int{}}},
+		{"ExportResult/full", continuity.ExportResult{Rows: map[string]int{continuity.TableSessions: 2, continuity.TableLedger: 40}}},
+		{"EraseParams/least", continuity.EraseParams{}},
+		{"EraseParams/full", continuity.EraseParams{Batch: 500, MaxBatches: 3}},
+		{"EraseResult/least", continuity.EraseResult{Complete: true}},
+		{"EraseResult/full", continuity.EraseResult{Deleted: 1200, Batches: 3, Complete: false}},
+		{"PruneResult/least", continuity.PruneResult{}},
+		{"PruneResult/full", continuity.PruneResult{Ledger: 1007, Prompts: 3}},
 
 		{"Error/not_found", continuity.Error{Code: continuity.CodeNotFound, Message: "no such session", Err: errors.New("sql: no rows")}},
 		{"Error/invalid", *continuity.Invalid("sessionRunId", "must be a UUID")},

@@ -47,6 +47,9 @@ type CLI struct {
 	Install   InstallCmd   `cmd:"" help:"Register baton's hooks in a harness's configuration."`
 	Uninstall UninstallCmd `cmd:"" help:"Remove baton's hooks from a harness's configuration."`
 	Version   VersionCmd   `cmd:"" help:"Print baton's version."`
+	Export    ExportCmd    `cmd:"" help:"Write every row of the tenant as JSON lines (stdout, or --out FILE with the bottle files beside it)."`
+	Import    ImportCmd    `cmd:"" help:"Import an export into the tenant, which must own nothing yet."`
+	Forget    ForgetCmd    `cmd:"" help:"Erase every row of the tenant and the local bottles and archives (--yes)."`
 }
 
 // defaultAgent is the agent the commands' bottles and runner default to.
