@@ -2,16 +2,21 @@ package continuity
 
 import (
 	"context"
+	"fmt"
 	"io"
 )
 
-// DefaultEraseBatch is how many rows one transaction of an erase deletes.
-const DefaultEraseBatch = 1000
+// DefaultEraseBatch is how many rows one transaction of an erase deletes,
+// and MaxEraseBatch the most an EraseParams may ask for.
+const (
+	DefaultEraseBatch = 1000
+	MaxEraseBatch     = 10000
+)
 
 // EraseParams bounds an erase.
 type EraseParams struct {
-	// Batch is how many rows each transaction deletes; below 1 is
-	// DefaultEraseBatch.
+	// Batch is how many rows each transaction deletes, at most
+	// MaxEraseBatch; below 1 is DefaultEraseBatch.
 	Batch int `json:"batch,omitempty"`
 	// MaxBatches stops the erase after that many transactions, finished
 	// or not (an erase resumes where it stopped when run again); below 1
@@ -36,7 +41,7 @@ type EraseResult struct {
 // nothing completes at once. It runs under a grant the request path's
 // runtime role does not hold: adapters offer it to administrators only.
 //
-// Errors: invalid for a bad tenant; forbidden when the store's connection
+// Errors: invalid for a bad tenant or a batch over MaxEraseBatch; forbidden when the store's connection
 // lacks the erase grant; internal when the context ends (what was deleted
 // stays deleted; run it again).
 func (s *Service) Erase(ctx context.Context, tenant string, p EraseParams) (EraseResult, error) {
@@ -45,6 +50,9 @@ func (s *Service) Erase(ctx context.Context, tenant string, p EraseParams) (Eras
 		return res, err
 	}
 	batch := p.Batch
+	if batch > MaxEraseBatch {
+		return res, Invalid("batch", fmt.Sprintf("must be at most %d", MaxEraseBatch))
+	}
 	if batch < 1 {
 		batch = DefaultEraseBatch
 	}

@@ -321,6 +321,9 @@ func testErase(t *testing.T, h Harness) {
 		}
 		_, err = f.svc.Erase(ctx, " \x00", continuity.EraseParams{})
 		wantCode(t, err, continuity.CodeInvalid)
+		_, err = f.svc.Erase(ctx, tenantB, continuity.EraseParams{Batch: continuity.MaxEraseBatch + 1})
+		wantCode(t, err, continuity.CodeInvalid)
+		same(t, "tenant B's raw counts after a refused erase", rawRows(t, f, tenantB), beforeB)
 	})
 
 	// An erase stopped after k batches leaves the rest; run again, it
