@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -48,23 +47,6 @@ func testDataRights(t *testing.T, h storetest.Harness) {
 			t.Fatal(err)
 		}
 	}
-	do := func(method, path, key, body string) (*http.Response, string) {
-		t.Helper()
-		req, _ := http.NewRequest(method, s.URL+prefix+path, strings.NewReader(body))
-		if key != "" {
-			req.Header.Set("Authorization", "Bearer "+key)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		got, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp, string(got)
-	}
 	export := func(tenant string) string {
 		var buf bytes.Buffer
 		if _, err := s.svc.Export(ctx, tenant, &buf); err != nil {
@@ -73,9 +55,11 @@ func testDataRights(t *testing.T, h storetest.Harness) {
 		return buf.String()
 	}
 
-	resp, body := do(http.MethodGet, "/api/v1/export", keyA, "")
-	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/x-ndjson" {
-		t.Fatalf("export: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	// The description's check asserts the answer's type, x-ndjson.
+	got := s.send(t, http.MethodGet, "/api/v1/export", keyA, "")
+	body := string(got.body)
+	if got.status != http.StatusOK {
+		t.Fatalf("export: %d %s", got.status, body)
 	}
 	if want := export(tenantA); body != want {
 		t.Errorf("the export route answered\n%s\nwant the service's export\n%s", body, want)
@@ -84,8 +68,8 @@ func testDataRights(t *testing.T, h storetest.Harness) {
 		t.Errorf("tenant A's export holds the wrong memories:\n%s", body)
 	}
 	for _, key := range []string{"", adminKeyA, "unknown"} {
-		if resp, _ := do(http.MethodGet, "/api/v1/export", key, ""); resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("export with key %q: %d, want 401", key, resp.StatusCode)
+		if a := s.send(t, http.MethodGet, "/api/v1/export", key, ""); a.status != http.StatusUnauthorized {
+			t.Errorf("export with key %q: %d, want 401", key, a.status)
 		}
 	}
 
@@ -102,17 +86,17 @@ func testDataRights(t *testing.T, h storetest.Harness) {
 		{"a batch over the bound", adminKeyA, `{"batch":10001}`, http.StatusBadRequest},
 	}
 	for _, tc := range cases {
-		if resp, body := do(http.MethodPost, "/api/v1/admin/erase", tc.key, tc.body); resp.StatusCode != tc.status {
-			t.Errorf("erase with %s: %d %s, want %d", tc.name, resp.StatusCode, body, tc.status)
+		if a := s.send(t, http.MethodPost, "/api/v1/admin/erase", tc.key, tc.body); a.status != tc.status {
+			t.Errorf("erase with %s: %d %s, want %d", tc.name, a.status, a.body, tc.status)
 		}
 	}
 	if export(tenantA) == strings.SplitAfter(export(tenantA), "\n")[0] {
 		t.Fatal("a refused erase erased tenant A")
 	}
-	resp, body = do(http.MethodPost, "/api/v1/admin/erase", adminKeyA, `{"batch":2}`)
+	got = s.send(t, http.MethodPost, "/api/v1/admin/erase", adminKeyA, `{"batch":2}`)
 	var res continuity.EraseResult
-	if resp.StatusCode != http.StatusOK || json.Unmarshal([]byte(body), &res) != nil || !res.Complete || res.Deleted == 0 {
-		t.Fatalf("the admin's erase: %d %s", resp.StatusCode, body)
+	if got.status != http.StatusOK || json.Unmarshal(got.body, &res) != nil || !res.Complete || res.Deleted == 0 {
+		t.Fatalf("the admin's erase: %d %s", got.status, got.body)
 	}
 	if got := export(tenantA); strings.Count(got, "\n") != 1 {
 		t.Errorf("tenant A still exports rows after the erase:\n%s", got)

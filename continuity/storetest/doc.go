@@ -29,4 +29,6 @@
 //	txcontract.go  every Store and Tx method on its own: results, order, limits, codes, tenancy
 //	concurrency.go goroutines and OS processes writing one store
 //	scenarios.go   RunScenarios: hook events through continuity.API alone, for every implementation of it
+//	portability.go export → import round trip, import's line checks, erase (raw counts, interrupted), retention boundaries
+//	txexport.go    the contract cases of the export pages, InsertPrompt, the prunes and EraseBatch
 package storetest
