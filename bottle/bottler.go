@@ -415,7 +415,7 @@ func (b *Bottler) Archive(ctx context.Context, sessionID string) (string, error)
 	if err := os.MkdirAll(archive, 0o700); err != nil {
 		return "", fmt.Errorf("bottle: archive: %w", err)
 	}
-	stamp := b.clock().Now().UTC().Format("20060102T150405Z")
+	stamp := b.clock().Now().UTC().Format(ArchiveStampLayout)
 	dst := filepath.Join(archive, stamp+"-"+sessionID+bottleSuffix)
 	for n := 2; ; n++ {
 		if _, err := os.Stat(dst); errors.Is(err, os.ErrNotExist) {

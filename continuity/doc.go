@@ -40,6 +40,9 @@
 //	triage.go    TriageBegin, TriageComplete, Debrief
 //	briefing.go  Briefing (with the newest handover and its freshness), OpenCommitments, Memory
 //	bottles.go   the bottle marker and history; BottleStore binds one agent of an API for a bottle.Bottler
+//	export.go    Export and Restore: every row of a tenant as versioned JSON lines, and back (the format's doc)
+//	erase.go     Erase in bounded, resumable batches; TenantData, what Local offers adapters beyond API
+//	retention.go Retention (declared once), Prune by age, PruneArchivedBottles
 //	store.go     Store and Tx, the storage contract
 //	doctor.go    Doctor: findings about writtenness (a stopped record writer, unended sessions, unanswered receipts, ...)
 //	types.go     the domain types and the ledger vocabulary

@@ -24,6 +24,8 @@ type Service struct {
 	briefing   BriefingPolicy
 	freshness  freshness.Policy
 	newID      func() uuid.UUID
+	// retention is nil for DefaultRetention (see Retention).
+	retention *Retention
 }
 
 // Option configures a Service.

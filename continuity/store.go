@@ -31,6 +31,16 @@ type Store interface {
 	// Close releases the store's connections; Write and Read then fail as
 	// internal without running fn.
 	Close() error
+	// EraseBatch deletes up to limit of tenant's rows, whichever of the
+	// store's tables holds them, in one transaction of its own, and
+	// returns how many it deleted: 0 once the tenant owns no row
+	// anywhere. Calling it until it returns 0 erases the tenant; an erase
+	// stopped between calls resumes where it stopped. It does not run
+	// under the role Write and Read run under: on Postgres it needs a
+	// grant the runtime role lacks (migration 008's baton_erase_batch),
+	// and a connection without it gets forbidden. A tenant ValidateTenant
+	// refuses, or a limit below 1, is invalid.
+	EraseBatch(ctx context.Context, tenant string, limit int) (int, error)
 }
 
 // Tx is one tenant-scoped transaction. No method can reach another tenant's
@@ -180,4 +190,37 @@ type Tx interface {
 	// notAfter, oldest first (ties by agent, then session id), at most
 	// limit.
 	ArmedBottles(ctx context.Context, after, notAfter time.Time, limit int) ([]BottleMarker, error)
+	// The keyset pages an export reads: each returns the tenant's rows with
+	// ids greater than after (uuid.Nil for the start), in id order, at
+	// most limit, read back as the single-row methods read them.
+
+	// SessionsAfter pages the tenant's session rows, closed or not.
+	SessionsAfter(ctx context.Context, after uuid.UUID, limit int) ([]Session, error)
+	// MemoriesAfter pages the tenant's memories, of every status.
+	MemoriesAfter(ctx context.Context, after uuid.UUID, limit int) ([]Memory, error)
+	// MemoryEventsAfter pages the tenant's audit events, attributed or not.
+	MemoryEventsAfter(ctx context.Context, after uuid.UUID, limit int) ([]MemoryEvent, error)
+	// RecordsAfter pages the tenant's checkpoints and handovers.
+	RecordsAfter(ctx context.Context, after uuid.UUID, limit int) ([]Record, error)
+	// PromptsAfter pages the tenant's prompts, of every conversation.
+	PromptsAfter(ctx context.Context, after uuid.UUID, limit int) ([]Prompt, error)
+	// StopExcerptsAfter pages the tenant's Stop excerpts.
+	StopExcerptsAfter(ctx context.Context, after uuid.UUID, limit int) ([]StopExcerpt, error)
+	// BottleMarkersAfter pages the tenant's bottle markers, armed or
+	// consumed, in (agent, session id) order after the key given ("", ""
+	// for the start).
+	BottleMarkersAfter(ctx context.Context, agent, sessionID string, limit int) ([]BottleMarker, error)
+
+	// InsertPrompt inserts a prompt exactly as given, its Number included:
+	// the write an import replays (AppendPrompt numbers a live one).
+	// conflict when its id, or its number in its conversation, exists.
+	InsertPrompt(ctx context.Context, p *Prompt) error
+
+	// PruneLedger deletes up to limit of the tenant's ledger lines whose
+	// At is before the instant, oldest id first, and returns how many it
+	// deleted. Like the count trim of AppendLedger it runs under its own
+	// grant on Postgres, never as a DELETE of the runtime role.
+	PruneLedger(ctx context.Context, before time.Time, limit int) (int, error)
+	// PrunePrompts is PruneLedger for the tenant's kept prompts, by At.
+	PrunePrompts(ctx context.Context, before time.Time, limit int) (int, error)
 }

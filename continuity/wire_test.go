@@ -57,6 +57,10 @@ var notOnWire = map[string]string{
 	"continuity.JudgeUsage":      "a Judge's meter reading, in-process (baton eval prints it)",
 	"continuity.ProjectActivity": "a Tx aggregate the doctor reads; the wire carries its findings",
 	"continuity.SessionCount":    "a Tx query the doctor counts with",
+	"continuity.Retention":       "service configuration (WithRetention, Retention)",
+	"continuity.ExportHeader": "the first line of the export file format (export.go documents it, storetest round-trips it); " +
+		"it names the tenant the file holds, which is its requester's own",
+	"continuity.ExportLine": "a line of the export file format; its row is a wire type's JSON",
 }
 
 var (
@@ -225,6 +229,14 @@ func wireCases() []struct {
 		{"RecordQuery/least", continuity.RecordQuery{}},
 		{"RecordQuery/full", continuity.RecordQuery{ByProject: true, Project: "baton", Agent: "claude-code", SessionID: "s-1",
 			Kinds: []continuity.RecordKind{continuity.RecordHandover}, Before: wEvent, Limit: 10}},
+		{"ExportResult/least", continuity.ExportResult{Rows: map[string]int{}}},
+		{"ExportResult/full", continuity.ExportResult{Rows: map[string]int{continuity.TableSessions: 2, continuity.TableLedger: 40}}},
+		{"EraseParams/least", continuity.EraseParams{}},
+		{"EraseParams/full", continuity.EraseParams{Batch: 500, MaxBatches: 3}},
+		{"EraseResult/least", continuity.EraseResult{Complete: true}},
+		{"EraseResult/full", continuity.EraseResult{Deleted: 1200, Batches: 3, Complete: false}},
+		{"PruneResult/least", continuity.PruneResult{}},
+		{"PruneResult/full", continuity.PruneResult{Ledger: 1007, Prompts: 3}},
 
 		{"DoctorReport/healthy", continuity.DoctorReport{GeneratedAt: wT0, Sessions: 2, Findings: []continuity.Finding{}}},
 		{"DoctorReport/full", continuity.DoctorReport{GeneratedAt: wT1, Sessions: 7, Findings: []continuity.Finding{

@@ -13,9 +13,15 @@
 // only. openapi.json describes every route and is tested against the
 // handler in both directions.
 //
+// Beside the API's routes, a tenant's data rights: GET /api/v1/export
+// streams the tenant's export (application/x-ndjson, continuity's export
+// format) and POST /api/v1/admin/erase erases a tenant for an
+// administrator's key (Options.AdminAuthenticator, a key set apart from
+// the tenants'); the handler reaches them through continuity.TenantData.
+//
 // Files:
 //
-//	routes.go   the route table: method, path, request and response types, status, retry policy
+//	routes.go   the route table: method, path, request and response types, status, retry policy; the data-rights routes
 //	handler.go  NewHandler, Options: authentication, decoding, one API call, encoding, the log line
 //	decode.go   strict body decoding; strings that are not UTF-8 put back as sent
 //	wire.go     the wire types of methods without a continuity type; the query codec

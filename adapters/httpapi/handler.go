@@ -21,6 +21,12 @@ type Options struct {
 	// Authenticator decides each request's tenant. Nil refuses every
 	// request but the health probe.
 	Authenticator Authenticator
+	// AdminAuthenticator decides the tenant of an administrator's request
+	// (POST /api/v1/admin/erase): its keys are a set apart from
+	// Authenticator's, in the same key=tenant form (ParseKeys), an admin
+	// key administering its tenant. Nil refuses every admin request; a key
+	// Authenticator knows is forbidden there.
+	AdminAuthenticator Authenticator
 	// Logger receives one line per request: its id, route, status and
 	// duration, never a body, a query or a tenant's content. Nil logs
 	// nothing.
@@ -29,9 +35,10 @@ type Options struct {
 
 // handler serves the route table.
 type handler struct {
-	api  func(tenant string) continuity.API
-	auth Authenticator
-	log  *slog.Logger
+	api   func(tenant string) continuity.API
+	auth  Authenticator
+	admin Authenticator
+	log   *slog.Logger
 }
 
 // NewHandler returns the HTTP surface over api, which binds a tenant that
@@ -40,13 +47,13 @@ type handler struct {
 // prefix with http.StripPrefix. It uses the standard library's ServeMux
 // only.
 func NewHandler(api func(tenant string) continuity.API, opts Options) http.Handler {
-	h := &handler{api: api, auth: opts.Authenticator, log: opts.Logger}
+	h := &handler{api: api, auth: opts.Authenticator, admin: opts.AdminAuthenticator, log: opts.Logger}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	mux := http.NewServeMux()
-	for i := range routes {
-		rt := &routes[i]
+	for i := range served {
+		rt := &served[i]
 		mux.Handle(rt.pattern(), h.observe(rt.pattern(), func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, rt) }))
 	}
 	mux.Handle("/", h.observe("unmatched", func(w http.ResponseWriter, r *http.Request) {
@@ -74,7 +81,11 @@ func (h *handler) observe(route string, serve http.HandlerFunc) http.Handler {
 func (h *handler) serve(w http.ResponseWriter, r *http.Request, rt *route) {
 	var api continuity.API
 	if rt.traits&public == 0 {
-		tenant, err := h.authenticate(r)
+		authenticate := h.authenticate
+		if rt.traits&admin != 0 {
+			authenticate = h.authenticateAdmin
+		}
+		tenant, err := authenticate(r)
 		if err != nil {
 			writeJSON(w, Status(continuity.ErrorCode(err)), ErrorBody{Error: wireError(err)})
 			return
@@ -94,6 +105,8 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, rt *route) {
 		writeJSON(w, Status(continuity.ErrorCode(err)), ErrorBody{Error: wireError(err)})
 	case rt.response == nil:
 		w.WriteHeader(rt.status)
+	case rt.response == reflect.TypeFor[exportStream]():
+		writeStream(w, res.(exportStream))
 	case rt.response == reflect.TypeFor[healthText]():
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(rt.status)
@@ -118,6 +131,41 @@ func (h *handler) authenticate(r *http.Request) (string, error) {
 		return "", err
 	}
 	return "", errUnauthorized
+}
+
+// errNotAdmin answers a tenant's own key on an admin route.
+var errNotAdmin = &continuity.Error{Code: continuity.CodeForbidden, Message: "this route needs an administrator's key"}
+
+// authenticateAdmin returns the tenant an administrator's key administers,
+// or the error to answer: forbidden for a key only Authenticator knows,
+// unauthorized for any other.
+func (h *handler) authenticateAdmin(r *http.Request) (string, error) {
+	if h.admin != nil {
+		tenant, err := h.admin.Authenticate(r)
+		switch {
+		case err == nil:
+			return tenant, nil
+		case continuity.ErrorCode(err) == continuity.CodeForbidden:
+			return "", err
+		}
+	}
+	if _, err := h.authenticate(r); err == nil {
+		return "", errNotAdmin
+	}
+	return "", errUnauthorized
+}
+
+// writeStream answers a streamed route: the status, then the body as the
+// stream writes it. A failure once the status is sent can no longer be
+// answered, so the response is aborted: the client sees a cut body, never
+// a complete-looking one.
+func writeStream(w http.ResponseWriter, stream exportStream) {
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	if err := stream(w); err != nil {
+		panic(http.ErrAbortHandler)
+	}
 }
 
 // decodeRequest returns a pointer to the route's request decoded from the

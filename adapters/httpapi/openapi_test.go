@@ -55,8 +55,8 @@ func openAPI() object {
 			"content": object{"application/json": object{"schema": errorSchema}}}
 	}
 	slices.SortFunc(failures, func(a, b failure) int { return a.status - b.status })
-	for i := range routes {
-		rt := &routes[i]
+	for i := range served {
+		rt := &served[i]
 		op := object{"operationId": rt.name, "summary": summaries[rt.name]}
 		var params []any
 		for _, name := range pathValues(rt.path) {
@@ -81,13 +81,21 @@ func openAPI() object {
 		case rt.response == nil:
 		case rt.response == reflect.TypeFor[healthText]():
 			success["content"] = object{"text/plain": object{"schema": object{"type": "string", "const": "ok"}}}
+		case rt.response == reflect.TypeFor[exportStream]():
+			success["content"] = object{"application/x-ndjson": object{"schema": object{"type": "string",
+				"description": "the export format (continuity.ExportFormat, version " + strconv.Itoa(continuity.ExportVersion) + "): " +
+					"JSON lines, a header {format, version, tenant, exportedAt} then one {table, row} line per row"}}}
 		default:
 			success["content"] = object{"application/json": object{"schema": schemaOf(rt.response, schemas)}}
 		}
 		responses[strconv.Itoa(rt.status)] = success
-		if rt.traits&public != 0 {
+		switch {
+		case rt.traits&public != 0:
 			op["security"] = []any{}
-		} else {
+		case rt.traits&admin != 0:
+			op["security"] = []any{object{"adminKey": []any{}}}
+		}
+		if rt.traits&public == 0 {
 			var partialSchema object
 			if rt.traits&partial != 0 {
 				partialSchema = partialFailure(rt.name, rt.response, schemas)
@@ -125,9 +133,12 @@ func openAPI() object {
 		},
 		"security": []any{object{"apiKey": []any{}}},
 		"components": object{
-			"securitySchemes": object{"apiKey": object{"type": "http", "scheme": "bearer", "description": "an API key the server maps to a tenant"}},
-			"schemas":         schemas,
-			"responses":       shared,
+			"securitySchemes": object{
+				"apiKey":   object{"type": "http", "scheme": "bearer", "description": "an API key the server maps to a tenant"},
+				"adminKey": object{"type": "http", "scheme": "bearer", "description": "an administrator's key (a set apart from the API keys) the server maps to the tenant it administers"},
+			},
+			"schemas":   schemas,
+			"responses": shared,
 		},
 		"paths": paths,
 	}
@@ -166,6 +177,8 @@ var summaries = map[string]string{
 	"SessionHistory": "a conversation's prompts and Stop excerpts, for degraded bottles",
 	"RecordPrompt":   "keep a user prompt for degraded bottles",
 	"Doctor":         "findings about what baton has and has not written, with a severity and a sentence each",
+	"Export":         "every row the tenant owns, streamed in the export format (JSON lines)",
+	"Erase":          "erase every row of the administered tenant, in bounded batches; resumable (an administrator's key)",
 }
 
 var pathValue = regexp.MustCompile(`\{([^}]+)\}`)
@@ -455,6 +468,17 @@ func (d *description) check(t *testing.T, r *http.Request, body []byte, rec *htt
 		if !strings.HasPrefix(ex.contentType, "text/plain") || rec.Body.String() != "ok" {
 			t.Errorf("%s answered %q (%s), want the described text", pattern, rec.Body.String(), ex.contentType)
 		}
+	case content["application/x-ndjson"] != nil:
+		lines := strings.SplitAfter(rec.Body.String(), "\n")
+		if ex.contentType != "application/x-ndjson" || lines[len(lines)-1] != "" {
+			t.Errorf("%s answered %q, want JSON lines, each ended", pattern, ex.contentType)
+		}
+		for i, l := range lines[:len(lines)-1] {
+			var v object
+			if json.Unmarshal([]byte(l), &v) != nil {
+				t.Errorf("%s: line %d of the answer is not a JSON object", pattern, i+1)
+			}
+		}
 	default:
 		if ex.contentType != "application/json" || json.Unmarshal(rec.Body.Bytes(), &ex.answer) != nil {
 			t.Errorf("%s answered %d with %q, not JSON", pattern, rec.Code, ex.contentType)
@@ -504,13 +528,13 @@ func TestOpenAPIServed(t *testing.T) {
 			}
 		}
 	}
-	for i := range routes {
-		if !described[routes[i].pattern()] {
-			t.Errorf("%s is served but not described", routes[i].pattern())
+	for i := range served {
+		if !described[served[i].pattern()] {
+			t.Errorf("%s is served but not described", served[i].pattern())
 		}
 	}
-	if len(described) != len(routes) {
-		t.Errorf("%d operations described, %d routes served", len(described), len(routes))
+	if len(described) != len(served) {
+		t.Errorf("%d operations described, %d routes served", len(described), len(served))
 	}
 	resp, err := http.Get(s.URL + prefix + "/api/v1/nothing-here")
 	if err != nil {

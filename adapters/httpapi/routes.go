@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"reflect"
 
@@ -50,6 +51,9 @@ const (
 	// closing routes run while the harness terminates: the client's close
 	// timeout bounds them.
 	closing
+	// admin routes take an administrator's key (Options.AdminAuthenticator),
+	// which decides the tenant they act on; a tenant's own key is forbidden.
+	admin
 )
 
 // pattern is the route's ServeMux pattern, and its name in the logs.
@@ -258,3 +262,43 @@ func routeNamed(name string) *route {
 	}
 	panic("httpapi: no route for " + name)
 }
+
+// exportStream is the answer of a streamed route: it writes the body,
+// JSON lines, once the success status is sent.
+type exportStream func(w io.Writer) error
+
+// dataRoutes are a tenant's data rights: its export, and its erase by an
+// administrator. No hook event needs them, so they carry no continuity.API
+// method and the Client does not call them; the handler reaches
+// continuity.TenantData on the API it binds (the local service's Local).
+var dataRoutes = []route{
+	endpoint("Export", get, "/api/v1/export", http.StatusOK, 0, nil,
+		func(ctx context.Context, api continuity.API, _ none, _ func(string) string) (exportStream, error) {
+			td, err := tenantData(api)
+			if err != nil {
+				return nil, err
+			}
+			return func(w io.Writer) error { _, err := td.Export(ctx, w); return err }, nil
+		}),
+	endpoint("Erase", post, "/api/v1/admin/erase", http.StatusOK, admin, never,
+		func(ctx context.Context, api continuity.API, p continuity.EraseParams, _ func(string) string) (continuity.EraseResult, error) {
+			td, err := tenantData(api)
+			if err != nil {
+				return continuity.EraseResult{}, err
+			}
+			return td.Erase(ctx, p)
+		}),
+}
+
+// tenantData returns the export and erase of the bound API.
+func tenantData(api continuity.API) (continuity.TenantData, error) {
+	td, ok := api.(continuity.TenantData)
+	if !ok {
+		return nil, continuity.Errorf(continuity.CodeInternal, "this server's API does not export or erase tenants")
+	}
+	return td, nil
+}
+
+// served is every route the handler serves: the API's, then the data
+// rights'.
+var served = append(append([]route{}, routes...), dataRoutes...)

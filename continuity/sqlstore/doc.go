@@ -12,8 +12,11 @@
 // does, retention pruning of the ledger and the Stop excerpts, runs under its
 // own grant: SECURITY DEFINER functions owned by the migrating user, bounded
 // to the transaction's tenant and the keep count, that only the runtime role
-// may execute. A non-privileged login should be a member of baton_runtime,
-// not the tables' owner.
+// may execute; so does retention by age (migration 008). Erasing a tenant is
+// not the runtime role's at all: EraseBatch calls baton_erase_batch as the
+// connecting user, a function only its owner and the role baton_admin may
+// execute. A non-privileged login should be a member of baton_runtime, not
+// the tables' owner; one that erases tenants, of baton_admin as well.
 //
 // Open says what stops it from using Postgres (database or schema missing,
 // authentication failed, server unreachable) with a code, never the
@@ -36,6 +39,8 @@
 //	models.go      bun models and their mapping to continuity types
 //	tx.go          the continuity.Tx methods
 //	doctor.go      the doctor's Tx reads: bounded aggregates, never content
+//	export.go      the export's keyset pages, InsertPrompt, the retention prunes
+//	erase.go       EraseBatch (baton_erase_batch on Postgres), TenantRows: over every table with a user_id
 //	schema.go      CreateSchema, DropSchema: Postgres schemas for tests or separated tenants
 //	migrations/    the SQL, one source for both dialects
 //	sqltest/       test stores: SQLite always, a fresh Postgres schema when a DSN is set

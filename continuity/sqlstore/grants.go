@@ -53,10 +53,10 @@ func (s *Store) RuntimeGrants(ctx context.Context) (map[string][]string, error) 
 var errTried = errors.New("tried; rolling back")
 
 // TryAsRuntime runs one statement of the privilege's kind (SELECT, INSERT,
-// UPDATE or DELETE) over the tenant's rows of a baton table as the runtime
-// role, then rolls it back whatever it did. It returns forbidden when the
-// role lacks the privilege, so storetest can prove by behaviour what the
-// grants say. The INSERT copies no row (WHERE false): the privilege is
+// UPDATE or DELETE; or ERASE, one call of baton_erase_batch) over the
+// tenant's rows of a baton table as the runtime role, then rolls it back
+// whatever it did. It returns forbidden when the role lacks the privilege,
+// so storetest can prove by behaviour what the grants say. The INSERT copies no row (WHERE false): the privilege is
 // checked before any row is.
 func (s *Store) TryAsRuntime(ctx context.Context, tenant, table, privilege string) error {
 	if !s.postgres {
@@ -76,8 +76,12 @@ func (s *Store) TryAsRuntime(ctx context.Context, tenant, table, privilege strin
 		stmt, args = "UPDATE "+table+" SET user_id = user_id WHERE user_id = ?", []any{tenant}
 	case "DELETE":
 		stmt, args = "DELETE FROM "+table+" WHERE user_id = ?", []any{tenant}
+	case "ERASE":
+		// The table is not the function's to choose: it erases the
+		// tenant's rows wherever they are.
+		stmt, args = "SELECT baton_erase_batch(?, 1)", []any{tenant}
 	default:
-		return continuity.Invalid("privilege", "must be SELECT, INSERT, UPDATE or DELETE")
+		return continuity.Invalid("privilege", "must be SELECT, INSERT, UPDATE, DELETE or ERASE")
 	}
 	err := s.write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.ExecContext(ctx, "SET LOCAL ROLE "+RuntimeRole); err != nil {

@@ -307,12 +307,7 @@ func (t *tx) RunEvents(ctx context.Context, run, after uuid.UUID, limit int) ([]
 	if err := q.OrderExpr("id").Limit(int64(limit)).Scan(ctx); err != nil {
 		return nil, translate(err)
 	}
-	out := make([]continuity.MemoryEvent, len(ms))
-	for i, m := range ms {
-		out[i] = continuity.MemoryEvent{ID: m.ID, Tenant: m.UserID, MemoryID: m.MemoryID, Kind: continuity.EventKind(m.EventKind),
-			ActorKind: continuity.ActorKind(m.ActorKind), SessionRunID: fromNullUUID(m.SessionRunID), CreatedAt: utc(m.CreatedAt)}
-	}
-	return out, nil
+	return convert(ms, (*memoryEventModel).event), nil
 }
 
 func (t *tx) ArmBottle(ctx context.Context, mk continuity.BottleMarker) error {
@@ -380,11 +375,7 @@ func (t *tx) Prompts(ctx context.Context, agent, sessionID string) ([]continuity
 		Where("session_id = ?", sessionID).OrderExpr("number, id").Scan(ctx); err != nil {
 		return nil, translate(err)
 	}
-	out := make([]continuity.Prompt, len(ms))
-	for i, m := range ms {
-		out[i] = continuity.Prompt{ID: m.ID, Tenant: m.UserID, Agent: m.Agent, SessionID: m.SessionID, Number: m.Number, Text: m.Text, Truncated: m.Truncated, At: utc(m.At)}
-	}
-	return out, nil
+	return convert(ms, (*promptModel).prompt), nil
 }
 
 func (t *tx) InsertStopExcerpt(ctx context.Context, keep int, e *continuity.StopExcerpt) error {
@@ -416,11 +407,7 @@ func (t *tx) StopExcerpts(ctx context.Context, agent, sessionID string) ([]conti
 		Where("session_id = ?", sessionID).OrderExpr("id").Scan(ctx); err != nil {
 		return nil, translate(err)
 	}
-	out := make([]continuity.StopExcerpt, len(ms))
-	for i, m := range ms {
-		out[i] = continuity.StopExcerpt{ID: m.ID, Tenant: m.UserID, Agent: m.Agent, SessionID: m.SessionID, Text: m.Text, Truncated: m.Truncated, At: utc(m.At)}
-	}
-	return out, nil
+	return convert(ms, (*excerptModel).excerpt), nil
 }
 
 func (t *tx) InsertRecord(ctx context.Context, r *continuity.Record) error {

@@ -31,4 +31,6 @@
 //	scenarios.go   RunScenarios: hook events through continuity.API alone, for every implementation of it
 //	doctor.go      the doctor: the episode-lifecycle ADR's outage end to end, each check at its thresholds
 //	doctortx.go    the doctor's Tx reads in the contract
+//	portability.go export → import round trip, import's line checks, erase (raw counts, interrupted), retention boundaries
+//	txexport.go    the contract cases of the export pages, InsertPrompt, the prunes and EraseBatch
 package storetest

@@ -48,6 +48,10 @@ var runtimeGrants = map[string][]string{
 
 	"baton_trim_ledger(integer)":                    {"EXECUTE"},
 	"baton_trim_stop_excerpts(text, text, integer)": {"EXECUTE"},
+
+	// Retention by age (migration 008); never baton_erase_batch.
+	"baton_prune_ledger(timestamp with time zone, integer)":       {"EXECUTE"},
+	"baton_prune_user_prompts(timestamp with time zone, integer)": {"EXECUTE"},
 }
 
 func testGrants(t *testing.T, h Harness) {

@@ -59,6 +59,9 @@ func Run(t *testing.T, h Harness) {
 	t.Run("TxContract", func(t *testing.T) { testTxContract(t, h) })
 	t.Run("ProvisionalPreCompact", func(t *testing.T) { testProvisionalPreCompact(t, h) })
 	t.Run("Doctor", func(t *testing.T) { testDoctor(t, h) })
+	t.Run("Export", func(t *testing.T) { testExport(t, h) })
+	t.Run("Erase", func(t *testing.T) { testErase(t, h) })
+	t.Run("Retention", func(t *testing.T) { testRetention(t, h) })
 }
 
 // Clock is a settable test clock, safe for concurrent use.

@@ -49,6 +49,9 @@ type CLI struct {
 	Version   VersionCmd   `cmd:"" help:"Print baton's version."`
 	Eval      EvalCmd      `cmd:"" help:"Measure a judge over labelled sessions against the closer's validation bar."`
 	Doctor    DoctorCmd    `cmd:"" help:"Report what baton has stopped writing (checkpoints, handovers, closes); exits 1 when a finding is a failure."`
+	Export    ExportCmd    `cmd:"" help:"Write every row of the tenant as JSON lines (stdout, or --out FILE with the bottle files beside it)."`
+	Import    ImportCmd    `cmd:"" help:"Import an export into the tenant, which must own nothing yet."`
+	Forget    ForgetCmd    `cmd:"" help:"Erase every row of the tenant and the local bottles and archives (--yes)."`
 }
 
 // HookCLI is the command line a `baton hook` process parses: the hook

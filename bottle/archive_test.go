@@ -1,0 +1,98 @@
+package bottle
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestArchivedAtReadsWhatArchiveWrites: the time in an archive's name is
+// Archive's clock to the second, for the first archive of a second and the
+// numbered ones after it; other names are not archives.
+func TestArchivedAtReadsWhatArchiveWrites(t *testing.T) {
+	clk := newFakeClock()
+	b := &Bottler{Home: t.TempDir(), Agent: "codex", Clock: clk}
+	ctx := context.Background()
+	for range 2 {
+		if _, err := b.Seal(ctx, session, writeTranscript(t, midTurn()), 0); err != nil {
+			t.Fatal(err)
+		}
+		dst, err := b.Archive(ctx, session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at, ok := ArchivedAt(filepath.Base(dst))
+		if want := clk.Now().UTC().Truncate(time.Second); !ok || !at.Equal(want) {
+			t.Errorf("ArchivedAt(%s) = %v %v, want %v", filepath.Base(dst), at, ok, want)
+		}
+	}
+	for _, name := range []string{"notes.txt", "20261130T020000Z", "20261130T020000Z-s.md", "yesterday-s.bottle", "-s.bottle"} {
+		if at, ok := ArchivedAt(name); ok {
+			t.Errorf("ArchivedAt(%q) = %v, want no archive", name, at)
+		}
+	}
+}
+
+// TestPruneArchives: an archive is removed when its time is before the
+// instant, a microsecond either side of it included, in every agent's
+// archive and the agentless one; what Archive did not name is left.
+func TestPruneArchives(t *testing.T) {
+	stamp := time.Date(2026, 10, 31, 8, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name   string
+		before time.Time
+		pruned bool
+	}{
+		{"the instant a microsecond after the archive", stamp.Add(time.Microsecond), true},
+		{"the instant of the archive", stamp, false},
+		{"the instant a microsecond before", stamp.Add(-time.Microsecond), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			name := stamp.Format(ArchiveStampLayout) + "-s1.bottle"
+			dirs := []string{
+				filepath.Join(home, "bottles", "archive"),
+				filepath.Join(home, "bottles", "codex", "archive"),
+				filepath.Join(home, "bottles", "claude-code", "archive"),
+			}
+			for _, d := range dirs {
+				for _, p := range []string{filepath.Join(d, name, IndexName), filepath.Join(d, "kept-by-hand", "x")} {
+					if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			n, err := PruneArchives(home, tc.before)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 0
+			if tc.pruned {
+				want = len(dirs)
+			}
+			if n != want {
+				t.Errorf("pruned %d, want %d", n, want)
+			}
+			for _, d := range dirs {
+				var left []string
+				entries, _ := os.ReadDir(d)
+				for _, e := range entries {
+					left = append(left, e.Name())
+				}
+				if slices.Contains(left, name) == tc.pruned || !slices.Contains(left, "kept-by-hand") {
+					t.Errorf("%s holds %v", d, left)
+				}
+			}
+		})
+	}
+	if n, err := PruneArchives(t.TempDir(), time.Now()); n != 0 || err != nil {
+		t.Errorf("a home with no bottles: %d, %v", n, err)
+	}
+}

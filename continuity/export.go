@@ -1,0 +1,578 @@
+package continuity
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/continuity/memrule"
+	"github.com/google/uuid"
+)
+
+// The export format, version 1: JSON lines (one JSON object per line, each
+// ended by "\n", UTF-8).
+//
+// The first line is the header, an ExportHeader:
+//
+//	{"format":"baton.export","version":1,"tenant":"local","exportedAt":"2026-11-30T09:00:00Z"}
+//
+// Every other line is one row, an ExportLine:
+//
+//	{"table":"sessions","row":{"sessionRunId":"0193...","agent":"claude-code",...}}
+//
+// A row is the JSON of its domain type, exactly as the HTTP surface writes
+// it (the tenant is never in a row; it is the header's): sessions Session,
+// memories Memory, memory_events MemoryEvent, records Record, bottles
+// BottleMarker, prompts Prompt, stop_excerpts StopExcerpt, ledger
+// LedgerEntry. Tables come in the order of ExportTables, which is the order
+// an import replays them in (a row comes after the rows it refers to:
+// sessions and memories before the events and records naming them); within
+// a table rows come in key order (id; for bottles agent then session id).
+// Times are RFC 3339 in UTC at microsecond precision.
+//
+// An import (Service.Restore) reads the same format into a tenant that owns no row yet, in
+// one transaction: every line is checked (JSON, a known table, no unknown
+// member, text that is UTF-8 without NUL bytes, the ids and keys a row
+// needs) and the first bad one refuses the whole import as invalid, naming
+// its line and field. A new version number is a format an older baton
+// refuses.
+const (
+	ExportFormat  = "baton.export"
+	ExportVersion = 1
+	// MaxExportLineBytes bounds one line an import reads.
+	MaxExportLineBytes = 1 << 20
+	// ExportPageSize is how many rows an export reads in one transaction.
+	ExportPageSize = 500
+)
+
+// The export's tables, as named in its lines.
+const (
+	TableSessions     = "sessions"
+	TableMemories     = "memories"
+	TableMemoryEvents = "memory_events"
+	TableRecords      = "records"
+	TableBottles      = "bottles"
+	TablePrompts      = "prompts"
+	TableStopExcerpts = "stop_excerpts"
+	TableLedger       = "ledger"
+)
+
+// ExportTables are the export's tables in the order an export writes and an
+// import replays them.
+var ExportTables = []string{TableSessions, TableMemories, TableMemoryEvents, TableRecords, TableBottles, TablePrompts, TableStopExcerpts, TableLedger}
+
+// ExportHeader is the first line of an export.
+type ExportHeader struct {
+	Format     string    `json:"format"`
+	Version    int       `json:"version"`
+	Tenant     string    `json:"tenant"`
+	ExportedAt time.Time `json:"exportedAt"`
+}
+
+// ExportLine is every line of an export after the header: one row of a
+// table.
+type ExportLine struct {
+	Table string          `json:"table"`
+	Row   json.RawMessage `json:"row"`
+}
+
+// ExportResult counts the rows an export wrote or an import read, by table.
+type ExportResult struct {
+	Rows map[string]int `json:"rows"`
+}
+
+// Export writes every row tenant owns to w in the export format, a page of
+// ExportPageSize rows per read transaction, so neither the tenant's rows
+// nor a transaction are ever held whole.
+//
+// Errors: invalid for a bad tenant; internal when w refuses a write (the
+// export is then cut short, and an import refuses nothing less than a
+// whole line, never a missing tail: compare the counts).
+func (s *Service) Export(ctx context.Context, tenant string, w io.Writer) (ExportResult, error) {
+	res := ExportResult{Rows: map[string]int{}}
+	if err := ValidateTenant(tenant); err != nil {
+		return res, err
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	wrote := func(err error) error {
+		if err != nil {
+			return &Error{Code: CodeInternal, Message: "the export could not be written", Err: err}
+		}
+		return nil
+	}
+	if err := wrote(enc.Encode(ExportHeader{Format: ExportFormat, Version: ExportVersion, Tenant: tenant, ExportedAt: s.clock()})); err != nil {
+		return res, err
+	}
+	for _, t := range exportTables {
+		err := t.dump(ctx, s.store, tenant, func(row any) error {
+			res.Rows[t.name()]++
+			return wrote(enc.Encode(struct {
+				Table string `json:"table"`
+				Row   any    `json:"row"`
+			}{t.name(), row}))
+		})
+		if err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// Restore imports an export (see ExportFormat) into tenant, which must own no
+// row yet, in one write transaction: all of it or none. The header's tenant
+// is informational; the rows become tenant's. Ids are kept, so an export
+// imported into an empty store reproduces its rows exactly.
+//
+// Errors: invalid for a bad tenant, a header that is not this format's
+// version, or any bad line, naming it ("line N", "line N: row.FIELD");
+// conflict when tenant already owns rows, or when a row's id exists
+// (another tenant's); internal when r cannot be read.
+func (s *Service) Restore(ctx context.Context, tenant string, r io.Reader) (ExportResult, error) {
+	res := ExportResult{Rows: map[string]int{}}
+	if err := ValidateTenant(tenant); err != nil {
+		return res, err
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxExportLineBytes)
+	line := 0
+	next := func() ([]byte, bool, error) {
+		if sc.Scan() {
+			line++
+			return sc.Bytes(), true, nil
+		}
+		switch err := sc.Err(); {
+		case errors.Is(err, bufio.ErrTooLong):
+			return nil, false, Invalid(lineField(line+1, ""), "is longer than "+strconv.Itoa(MaxExportLineBytes)+" bytes")
+		case err != nil:
+			return nil, false, &Error{Code: CodeInternal, Message: "the import could not be read", Err: err}
+		}
+		return nil, false, nil
+	}
+	head, ok, err := next()
+	switch {
+	case err != nil:
+		return res, err
+	case !ok:
+		return res, Invalid(lineField(1, ""), "is missing: an export starts with its header")
+	}
+	if err := checkHeader(head); err != nil {
+		return res, err
+	}
+	runs := 0
+	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		if runs++; runs > 1 {
+			// The rows already read are gone; the transaction rolled back
+			// whole, so running the import again is safe.
+			return Errorf(CodeInternal, "the database asked to retry the import, which cannot be read twice: run it again")
+		}
+		for _, t := range exportTables {
+			if found, err := t.any(ctx, tx); err != nil || found {
+				if err == nil {
+					err = Errorf(CodeConflict, "the tenant already owns rows (%s): import only into a tenant with none (erase it first)", t.name())
+				}
+				return err
+			}
+		}
+		at := 0 // the index in exportTables of the table being read
+		for {
+			b, ok, err := next()
+			if err != nil || !ok {
+				return err
+			}
+			var l ExportLine
+			if err := strictJSON(b, &l); err != nil {
+				return lineErr(line, fieldsOf(err, ""))
+			}
+			i := slices.IndexFunc(exportTables, func(t exportTable) bool { return t.name() == l.Table })
+			switch {
+			case i < 0:
+				return Invalid(lineField(line, "table"), "must be one of "+strings.Join(ExportTables, " "))
+			case i < at:
+				return Invalid(lineField(line, "table"), "comes after "+ExportTables[at]+": tables must be in the order "+strings.Join(ExportTables, " "))
+			}
+			at = i
+			insert, fields := exportTables[i].load(l.Row, !utf8.Valid(b))
+			if fields != nil {
+				return lineErr(line, fields)
+			}
+			if err := insert(ctx, tx); err != nil {
+				e := asError(err)
+				if e == nil {
+					return err
+				}
+				return &Error{Code: e.Code, Message: fmt.Sprintf("line %d: %s", line, e.Message), Fields: e.Fields, Err: err}
+			}
+			res.Rows[l.Table]++
+		}
+	})
+	if err != nil {
+		return ExportResult{Rows: map[string]int{}}, err
+	}
+	return res, nil
+}
+
+// checkHeader refuses a first line that is not this format's header.
+func checkHeader(b []byte) error {
+	var h ExportHeader
+	if !utf8.Valid(b) {
+		return Invalid(lineField(1, ""), "must be valid UTF-8")
+	}
+	if err := strictJSON(b, &h); err != nil {
+		return lineErr(1, fieldsOf(err, ""))
+	}
+	f := map[string]string{}
+	if h.Format != ExportFormat {
+		f[lineField(1, "format")] = "must be " + ExportFormat
+	}
+	if h.Version != ExportVersion {
+		f[lineField(1, "version")] = "must be " + strconv.Itoa(ExportVersion) + " (this baton reads that version only)"
+	}
+	return fieldsErr(f)
+}
+
+// lineField names a field of one line of an import: "line 3", "line 3: row.id".
+func lineField(line int, field string) string {
+	if field == "" {
+		return "line " + strconv.Itoa(line)
+	}
+	return "line " + strconv.Itoa(line) + ": " + field
+}
+
+// lineErr is the invalid error of a line whose fields (named within the
+// line) failed.
+func lineErr(line int, fields map[string]string) error {
+	f := make(map[string]string, len(fields))
+	for k, v := range fields {
+		f[lineField(line, k)] = v
+	}
+	return &Error{Code: CodeInvalid, Message: "invalid input", Fields: f}
+}
+
+// strictJSON decodes one JSON value, refusing unknown members and anything
+// after the value.
+func strictJSON(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errTrailing
+	}
+	return nil
+}
+
+var errTrailing = errors.New("trailing data")
+
+// fieldsOf names what a JSON decode refused, under prefix ("row" for a
+// row's members, "" for the line's own); never the value, which may be
+// content.
+func fieldsOf(err error, prefix string) map[string]string {
+	join := func(name string) string {
+		switch {
+		case prefix == "":
+			return name
+		case name == "":
+			return prefix
+		}
+		return prefix + "." + name
+	}
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &typeErr) && typeErr.Field != "":
+		return map[string]string{join(typeErr.Field): "must be a JSON " + jsonKind(typeErr.Type)}
+	case strings.HasPrefix(err.Error(), `json: unknown field "`):
+		name := strings.TrimSuffix(strings.TrimPrefix(err.Error(), `json: unknown field "`), `"`)
+		return map[string]string{join(name): "is not a member of this format"}
+	case errors.Is(err, errTrailing):
+		return map[string]string{join(""): "must be one JSON object"}
+	}
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return map[string]string{join(""): "is not valid JSON"}
+	}
+	// A member's own decoder refused its text (a time, a UUID).
+	return map[string]string{join(""): "holds a value of the wrong form (times are RFC 3339, ids UUIDs)"}
+}
+
+// jsonKind names the JSON type a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	}
+	return "object"
+}
+
+// invalidMark stands, in a line that was not UTF-8, for each invalid byte:
+// the JSON decoder would write U+FFFD, which valid text may hold; U+FFFF is
+// a noncharacter no text exchanged carries, so a field holding it is the
+// one that was not UTF-8.
+const invalidMark = "\uffff"
+
+// markInvalid replaces each byte of b that is not UTF-8 by invalidMark
+// escaped for JSON, so a string holding one decodes and can be named.
+func markInvalid(b []byte) []byte {
+	out := make([]byte, 0, len(b)+16)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			out = append(out, `\uffff`...)
+		} else {
+			out = append(out, b[:n]...)
+		}
+		b = b[n:]
+	}
+	return out
+}
+
+// checkStrings records, for every string of v (struct members by their
+// JSON names, map keys and values, slice elements), why it cannot be
+// stored as text; notUTF8 says the line had bytes that were not UTF-8,
+// which markInvalid turned into invalidMark.
+func checkStrings(f map[string]string, name string, v reflect.Value, notUTF8 bool) {
+	text := func(name, s string) {
+		switch {
+		case notUTF8 && strings.Contains(s, invalidMark):
+			f[name] = "must be valid UTF-8"
+		case textReason(s) != "":
+			f[name] = textReason(s)
+		}
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			checkStrings(f, name, v.Elem(), notUTF8)
+		}
+	case reflect.String:
+		text(name, v.String())
+	case reflect.Slice:
+		for i := range v.Len() {
+			checkStrings(f, name+"["+strconv.Itoa(i)+"]", v.Index(i), notUTF8)
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			text(name, it.Key().String())
+			checkStrings(f, name+"."+it.Key().String(), it.Value(), notUTF8)
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			tag, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+			if !sf.IsExported() || tag == "-" || tag == "" {
+				continue
+			}
+			checkStrings(f, name+"."+tag, v.Field(i), notUTF8)
+		}
+	}
+}
+
+// exportTable is one table of the format: how an export reads it and an
+// import checks and writes its rows.
+type exportTable interface {
+	name() string
+	// dump emits each of the tenant's rows, a page per read transaction.
+	dump(ctx context.Context, st Store, tenant string, emit func(row any) error) error
+	// any reports whether the tenant owns a row of the table.
+	any(ctx context.Context, tx Tx) (bool, error)
+	// load decodes and checks one row; it returns the row's write, or the
+	// fields that failed (named "row.member").
+	load(raw json.RawMessage, notUTF8 bool) (func(ctx context.Context, tx Tx) error, map[string]string)
+}
+
+// table is an exportTable of rows T keyed by K.
+type table[T any, K comparable] struct {
+	table string
+	// page is a Tx method (as a method expression) reading one keyset page.
+	page   func(tx Tx, ctx context.Context, after K, limit int) ([]T, error)
+	key    func(*T) K
+	check  func(*T, map[string]string)
+	insert func(ctx context.Context, tx Tx, row *T) error
+}
+
+func (t table[T, K]) name() string { return t.table }
+
+func (t table[T, K]) dump(ctx context.Context, st Store, tenant string, emit func(row any) error) error {
+	var after K
+	for {
+		var rows []T
+		err := st.Read(ctx, tenant, func(ctx context.Context, tx Tx) error {
+			var err error
+			rows, err = t.page(tx, ctx, after, ExportPageSize)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		for i := range rows {
+			if err := emit(&rows[i]); err != nil {
+				return err
+			}
+		}
+		if len(rows) < ExportPageSize {
+			return nil
+		}
+		after = t.key(&rows[len(rows)-1])
+	}
+}
+
+func (t table[T, K]) any(ctx context.Context, tx Tx) (bool, error) {
+	var start K
+	rows, err := t.page(tx, ctx, start, 1)
+	return len(rows) > 0, err
+}
+
+func (t table[T, K]) load(raw json.RawMessage, notUTF8 bool) (func(ctx context.Context, tx Tx) error, map[string]string) {
+	if notUTF8 {
+		raw = markInvalid(raw)
+	}
+	row := new(T)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, map[string]string{"row": "is required"}
+	}
+	if err := strictJSON(raw, row); err != nil {
+		return nil, fieldsOf(err, "row")
+	}
+	f := map[string]string{}
+	checkStrings(f, "row", reflect.ValueOf(row), notUTF8)
+	if len(f) == 0 {
+		t.check(row, f)
+	}
+	if notUTF8 && len(f) == 0 {
+		f["row"] = "must be valid UTF-8"
+	}
+	if len(f) > 0 {
+		return nil, f
+	}
+	return func(ctx context.Context, tx Tx) error { return t.insert(ctx, tx, row) }, nil
+}
+
+// Row checks: what the store needs of a row beyond storable text. The rows
+// are the service's own, so the rules are those it wrote them under.
+
+func needID(f map[string]string, name string, id uuid.UUID) {
+	if id == uuid.Nil {
+		f[name] = "is required"
+	}
+}
+
+func needKey(f map[string]string, agent, sessionID string) {
+	if r := varErr(agent, "required,agent"); r != "" {
+		f["row.agent"] = r
+	}
+	if bottle.ValidateSessionID(sessionID) != nil {
+		f["row.sessionId"] = bottle.SessionIDRule
+	}
+}
+
+func needTime(f map[string]string, name string, t time.Time) {
+	if t.IsZero() {
+		f[name] = "is required"
+	}
+}
+
+// exportTables are the format's tables in ExportTables order.
+var exportTables = []exportTable{
+	table[Session, uuid.UUID]{table: TableSessions, page: Tx.SessionsAfter, key: func(r *Session) uuid.UUID { return r.ID },
+		check: func(r *Session, f map[string]string) {
+			needID(f, "row.sessionRunId", r.ID)
+			needKey(f, r.Agent, r.SessionID)
+			oneOf(f, "row.source", string(r.Source), string(SourceStartup), string(SourceResume))
+			needTime(f, "row.openedAt", r.OpenedAt)
+			needTime(f, "row.lastSeenAt", r.LastSeenAt)
+		},
+		insert: func(ctx context.Context, tx Tx, r *Session) error { return tx.InsertSession(ctx, r) }},
+	table[Memory, uuid.UUID]{table: TableMemories, page: Tx.MemoriesAfter, key: func(r *Memory) uuid.UUID { return r.ID },
+		check: func(r *Memory, f map[string]string) {
+			needID(f, "row.id", r.ID)
+			if !slices.Contains(memrule.Kinds, r.Kind) {
+				f["row.kind"] = "is not a memory kind"
+			}
+			if !slices.Contains(memrule.Statuses, r.Status) {
+				f["row.status"] = "is not a memory status"
+			}
+			needTime(f, "row.createdAt", r.CreatedAt)
+		},
+		insert: func(ctx context.Context, tx Tx, r *Memory) error { return tx.InsertMemory(ctx, r) }},
+	table[MemoryEvent, uuid.UUID]{table: TableMemoryEvents, page: Tx.MemoryEventsAfter, key: func(r *MemoryEvent) uuid.UUID { return r.ID },
+		check: func(r *MemoryEvent, f map[string]string) {
+			needID(f, "row.id", r.ID)
+			needID(f, "row.memoryId", r.MemoryID)
+			needTime(f, "row.createdAt", r.CreatedAt)
+		},
+		insert: func(ctx context.Context, tx Tx, r *MemoryEvent) error { return tx.InsertMemoryEvents(ctx, *r) }},
+	table[Record, uuid.UUID]{table: TableRecords, page: Tx.RecordsAfter, key: func(r *Record) uuid.UUID { return r.ID },
+		check: func(r *Record, f map[string]string) {
+			needID(f, "row.id", r.ID)
+			needID(f, "row.sessionRunId", r.SessionRunID)
+			needKey(f, r.Agent, r.SessionID)
+			oneOf(f, "row.kind", string(r.Kind), string(RecordCheckpoint), string(RecordHandover))
+			needTime(f, "row.createdAt", r.CreatedAt)
+		},
+		insert: func(ctx context.Context, tx Tx, r *Record) error { return tx.InsertRecord(ctx, r) }},
+	table[BottleMarker, [2]string]{table: TableBottles,
+		page: func(tx Tx, ctx context.Context, after [2]string, limit int) ([]BottleMarker, error) {
+			return tx.BottleMarkersAfter(ctx, after[0], after[1], limit)
+		},
+		key: func(r *BottleMarker) [2]string { return [2]string{r.Agent, r.SessionID} },
+		check: func(r *BottleMarker, f map[string]string) {
+			needKey(f, r.Agent, r.SessionID)
+			if r.Path == "" {
+				f["row.path"] = "is required"
+			}
+			needTime(f, "row.armedAt", r.ArmedAt)
+		},
+		// A consumed marker is armed, then claimed at the instant it was.
+		insert: func(ctx context.Context, tx Tx, r *BottleMarker) error {
+			if err := tx.ArmBottle(ctx, *r); err != nil || r.ConsumedAt == nil {
+				return err
+			}
+			_, err := tx.ClaimBottle(ctx, r.Agent, r.SessionID, *r.ConsumedAt)
+			return err
+		}},
+	table[Prompt, uuid.UUID]{table: TablePrompts, page: Tx.PromptsAfter, key: func(r *Prompt) uuid.UUID { return r.ID },
+		check: func(r *Prompt, f map[string]string) {
+			needID(f, "row.id", r.ID)
+			needKey(f, r.Agent, r.SessionID)
+			if r.Number < 1 {
+				f["row.number"] = "must be at least 1"
+			}
+			needTime(f, "row.at", r.At)
+		},
+		insert: func(ctx context.Context, tx Tx, r *Prompt) error { return tx.InsertPrompt(ctx, r) }},
+	table[StopExcerpt, uuid.UUID]{table: TableStopExcerpts, page: Tx.StopExcerptsAfter, key: func(r *StopExcerpt) uuid.UUID { return r.ID },
+		check: func(r *StopExcerpt, f map[string]string) {
+			needID(f, "row.id", r.ID)
+			needKey(f, r.Agent, r.SessionID)
+			needTime(f, "row.at", r.At)
+		},
+		insert: func(ctx context.Context, tx Tx, r *StopExcerpt) error { return tx.InsertStopExcerpt(ctx, 0, r) }},
+	table[LedgerEntry, uuid.UUID]{table: TableLedger, page: Tx.Ledger, key: func(r *LedgerEntry) uuid.UUID { return r.ID },
+		check: func(r *LedgerEntry, f map[string]string) {
+			needID(f, "row.id", r.ID)
+			if r.Event == "" {
+				f["row.event"] = "is required"
+			}
+			needTime(f, "row.at", r.At)
+		},
+		insert: func(ctx context.Context, tx Tx, r *LedgerEntry) error { return tx.AppendLedger(ctx, 0, *r) }},
+}

@@ -1,0 +1,490 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/batonhq/baton/continuity"
+	"github.com/google/uuid"
+)
+
+// RawCounter is implemented by stores that can count a tenant's rows in
+// every table they keep, reading the tables directly rather than through a
+// Tx: the raw count the erase cases compare. Every Store of the suite must
+// implement it.
+type RawCounter interface {
+	// TenantRows counts the tenant's rows by table, every table that
+	// holds tenants' rows present (0 where the tenant has none).
+	TenantRows(ctx context.Context, tenant string) (map[string]int, error)
+}
+
+// rawRows counts tenant's rows in every table of f's store.
+func rawRows(t *testing.T, f *fixture, tenant string) map[string]int {
+	t.Helper()
+	rc, ok := f.store.(RawCounter)
+	if !ok {
+		t.Fatalf("%T does not implement storetest.RawCounter", f.store)
+	}
+	got, err := rc.TenantRows(t.Context(), tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func total(counts map[string]int) int {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n
+}
+
+// populate gives tenant rows in every table: through the service (sessions,
+// attributed memories resolved, prompts, the ledger lines all of it
+// appends) and through the Tx (a session and a memory with every column
+// set, a claimed and an armed bottle marker, a checkpoint and a handover,
+// Stop excerpts, and ledgerLines more ledger lines, enough for several
+// export pages).
+func populate(t *testing.T, f *fixture, tenant string, conversations, ledgerLines int) {
+	t.Helper()
+	ctx := t.Context()
+	for i := range conversations {
+		f.clock.Advance(time.Second)
+		sid := fmt.Sprintf("conv-%d", i)
+		run := mustOpen(t, f, tenant, startup(sid))
+		w := mustRemember(t, f, tenant, remember(continuity.KindCommitment, "topic "+sid, "content of "+sid, "baton", run.SessionRunID.String()))
+		if _, err := f.svc.Resolve(ctx, tenant, w.Memory.ID.String(), continuity.TransitionParams{SessionRunID: run.SessionRunID.String(), Actor: continuity.ActorUserCLI}); err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range []string{"first prompt of " + sid, "second: \"quoted\" <b>tags</b> ✓ ünïcode"} {
+			if _, err := f.svc.RecordPrompt(ctx, tenant, agent, sid, text); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	now := f.clock.Now()
+	inWrite(t, f, tenant, func(ctx context.Context, tx continuity.Tx) error {
+		s, m := fullSession(now), fullMemory(now)
+		if err := tx.InsertSession(ctx, &s); err != nil {
+			return err
+		}
+		if err := tx.InsertMemory(ctx, &m); err != nil {
+			return err
+		}
+		claimed := bottleMarker("full", "/b/full.md", 2, now)
+		claimed.Task = "a task"
+		if err := tx.ArmBottle(ctx, claimed); err != nil {
+			return err
+		}
+		if _, err := tx.ClaimBottle(ctx, agent, "full", now.Add(time.Minute)); err != nil {
+			return err
+		}
+		if err := tx.ArmBottle(ctx, bottleMarker("conv-0", "/b/conv-0.md", 0, now)); err != nil {
+			return err
+		}
+		for _, kind := range []continuity.RecordKind{continuity.RecordCheckpoint, continuity.RecordHandover} {
+			r := recordRow(kind, agent, "full", "baton", now)
+			r.Task, r.GitCommit, r.GitBranch, r.BottlePath, r.Reason = "task", "abc123", "main", "/b/full.md", "clear"
+			if err := tx.InsertRecord(ctx, &r); err != nil {
+				return err
+			}
+		}
+		for i := range 3 {
+			e := excerpt(agent, "full", fmt.Sprintf("excerpt %d", i), now)
+			e.Truncated = i == 2
+			if err := tx.InsertStopExcerpt(ctx, 0, &e); err != nil {
+				return err
+			}
+		}
+		lines := make([]continuity.LedgerEntry, ledgerLines)
+		for i := range lines {
+			lines[i] = continuity.LedgerEntry{ID: newID(), Event: "test.bulk", At: now, Session: "full", Fields: map[string]string{"n": fmt.Sprint(i)}}
+		}
+		return tx.AppendLedger(ctx, 0, lines...)
+	})
+}
+
+// exportOf exports tenant from f's store.
+func exportOf(t *testing.T, f *fixture, tenant string) ([]byte, continuity.ExportResult) {
+	t.Helper()
+	var b bytes.Buffer
+	res, err := f.svc.Export(t.Context(), tenant, &b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes(), res
+}
+
+func testExport(t *testing.T, h Harness) {
+	ctx := context.Background()
+
+	// An export imported into an empty store reproduces the same rows, ids
+	// included: exporting the import again gives the same bytes.
+	t.Run("RoundTrip", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		populate(t, f, tenantA, 3, 2*continuity.ExportPageSize+10)
+		populate(t, f, tenantB, 1, 0)
+		first, res := exportOf(t, f, tenantA)
+		for _, table := range continuity.ExportTables {
+			if res.Rows[table] == 0 {
+				t.Errorf("the export has no row of %s", table)
+			}
+		}
+		if res.Rows[continuity.TableLedger] <= 2*continuity.ExportPageSize {
+			t.Errorf("the ledger exported %d rows, want more than two pages", res.Rows[continuity.TableLedger])
+		}
+		lines := bytes.Split(bytes.TrimSuffix(first, []byte("\n")), []byte("\n"))
+		if want := `{"format":"baton.export","version":1,"tenant":"tenant-a","exportedAt":"`; !bytes.HasPrefix(lines[0], []byte(want)) {
+			t.Errorf("the header is %s, want it to start %s", lines[0], want)
+		}
+		if len(lines) != 1+total(res.Rows) {
+			t.Errorf("the export has %d lines, want the header and %d rows", len(lines), total(res.Rows))
+		}
+
+		g := newFixture(t, h)
+		got, err := g.svc.Restore(ctx, tenantA, bytes.NewReader(first))
+		if err != nil {
+			t.Fatal(err)
+		}
+		same(t, "the rows imported", got.Rows, res.Rows)
+		g.clock.Set(f.clock.Now()) // the header's exportedAt
+		second, _ := exportOf(t, g, tenantA)
+		if !bytes.Equal(first, second) {
+			t.Errorf("the export of the import differs from the export: %s", diffLine(first, second))
+		}
+		same(t, "the raw counts after the import", rawRows(t, g, tenantA), rawRows(t, f, tenantA))
+		if n := total(rawRows(t, g, tenantB)); n != 0 {
+			t.Errorf("the import wrote %d rows of tenant B", n)
+		}
+
+		// Another import into the tenant, now holding rows, is refused
+		// and changes nothing.
+		_, err = g.svc.Restore(ctx, tenantA, bytes.NewReader(first))
+		wantCode(t, err, continuity.CodeConflict)
+		same(t, "the raw counts after a refused import", rawRows(t, g, tenantA), rawRows(t, f, tenantA))
+		// The same ids in another tenant of the same store conflict.
+		_, err = f.svc.Restore(ctx, "tenant-c", bytes.NewReader(first))
+		wantCode(t, err, continuity.CodeConflict)
+		if n := total(rawRows(t, f, "tenant-c")); n != 0 {
+			t.Errorf("a refused import left %d rows", n)
+		}
+	})
+
+	t.Run("EmptyTenant", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		b, res := exportOf(t, f, tenantA)
+		if total(res.Rows) != 0 || bytes.Count(b, []byte("\n")) != 1 {
+			t.Fatalf("an empty tenant exported %q (%v), want the header alone", b, res.Rows)
+		}
+		g := newFixture(t, h)
+		if _, err := g.svc.Restore(ctx, tenantA, bytes.NewReader(b)); err != nil {
+			t.Fatal(err)
+		}
+		_, err := f.svc.Export(ctx, "", &bytes.Buffer{})
+		wantCode(t, err, continuity.CodeInvalid)
+	})
+
+	t.Run("ImportRefusesBadLines", func(t *testing.T) { t.Parallel(); testImportRefuses(t, h) })
+}
+
+// diffLine returns the first line where a and b differ.
+func diffLine(a, b []byte) string {
+	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := range min(len(la), len(lb)) {
+		if la[i] != lb[i] {
+			return fmt.Sprintf("line %d:\n%s\n%s", i+1, la[i], lb[i])
+		}
+	}
+	return fmt.Sprintf("%d lines against %d", len(la), len(lb))
+}
+
+func testImportRefuses(t *testing.T, h Harness) {
+	ctx := context.Background()
+	f := newFixture(t, h)
+	const header = `{"format":"baton.export","version":1,"tenant":"x","exportedAt":"2026-11-30T09:00:00Z"}`
+	id, id2 := newID(), newID()
+	ledger := func(id uuid.UUID, extra string) string {
+		return `{"table":"ledger","row":{"id":"` + id.String() + `","event":"e","at":"2026-11-30T09:00:00Z"` + extra + `}}`
+	}
+	prompt := func(text string) string {
+		return `{"table":"prompts","row":{"id":"` + newID().String() + `","agent":"claude-code","sessionId":"s1","number":1,"text":"` + text + `","truncated":false,"at":"2026-11-30T09:00:00Z"}}`
+	}
+	cases := []struct {
+		name  string
+		input string
+		code  continuity.Code
+		field string // the field the error names
+	}{
+		{"nothing at all", "", continuity.CodeInvalid, "line 1"},
+		{"a header that is not JSON", "{nope\n", continuity.CodeInvalid, "line 1"},
+		{"another format", `{"format":"other","version":1,"tenant":"x","exportedAt":"2026-11-30T09:00:00Z"}` + "\n", continuity.CodeInvalid, "line 1: format"},
+		{"a newer version", `{"format":"baton.export","version":2,"tenant":"x","exportedAt":"2026-11-30T09:00:00Z"}` + "\n", continuity.CodeInvalid, "line 1: version"},
+		{"an unknown header member", `{"format":"baton.export","version":1,"tenant":"x","exportedAt":"2026-11-30T09:00:00Z","more":1}` + "\n", continuity.CodeInvalid, "line 1: more"},
+		{"a row that is not JSON", header + "\n" + `{"table":"ledger","row":{` + "\n", continuity.CodeInvalid, "line 2"},
+		{"two values on a line", header + "\n" + ledger(id, "") + "{}\n", continuity.CodeInvalid, "line 2"},
+		{"an unknown table", header + "\n" + `{"table":"secrets","row":{}}` + "\n", continuity.CodeInvalid, "line 2: table"},
+		{"an unknown line member", header + "\n" + `{"table":"ledger","row":{},"x":1}` + "\n", continuity.CodeInvalid, "line 2: x"},
+		{"an unknown row member", header + "\n" + ledger(id, `,"bogus":1`) + "\n", continuity.CodeInvalid, "line 2: row.bogus"},
+		{"a member of the wrong type", header + "\n" + ledger(id, `,"session":7`) + "\n", continuity.CodeInvalid, "line 2: row.session"},
+		{"a time of the wrong form", header + "\n" + `{"table":"ledger","row":{"id":"` + id.String() + `","event":"e","at":"yesterday"}}` + "\n", continuity.CodeInvalid, "line 2: row"},
+		{"no row", header + "\n" + `{"table":"ledger"}` + "\n", continuity.CodeInvalid, "line 2: row"},
+		{"a row without its id", header + "\n" + `{"table":"ledger","row":{"event":"e","at":"2026-11-30T09:00:00Z"}}` + "\n", continuity.CodeInvalid, "line 2: row.id"},
+		{"text that is not UTF-8", header + "\n" + prompt("bad \xff byte") + "\n", continuity.CodeInvalid, "line 2: row.text"},
+		{"a map key that is not UTF-8", header + "\n" + ledger(id, ",\"fields\":{\"k\xfe\":\"v\"}") + "\n", continuity.CodeInvalid, "line 2: row.fields"},
+		{"a NUL byte", header + "\n" + prompt(`nul \u0000 here`) + "\n", continuity.CodeInvalid, "line 2: row.text"},
+		{"a bad agent", header + "\n" + strings.Replace(prompt("p"), "claude-code", "Claude Code", 1) + "\n", continuity.CodeInvalid, "line 2: row.agent"},
+		{"tables out of order", header + "\n" + ledger(id, "") + "\n" + prompt("p") + "\n", continuity.CodeInvalid, "line 3: table"},
+		{"a bad line after good ones", header + "\n" + prompt("p") + "\n" + ledger(id, "") + "\n" + ledger(id2, `,"bogus":1`) + "\n", continuity.CodeInvalid, "line 4: row.bogus"},
+		{"a line over the bound", header + "\n" + prompt(strings.Repeat("x", continuity.MaxExportLineBytes)) + "\n", continuity.CodeInvalid, "line 2"},
+		{"one id twice", header + "\n" + ledger(id, "") + "\n" + ledger(id, "") + "\n", continuity.CodeConflict, ""},
+	}
+	for _, tc := range cases {
+		_, err := f.svc.Restore(ctx, tenantA, strings.NewReader(tc.input))
+		if got := continuity.ErrorCode(err); got != tc.code {
+			t.Errorf("%s: %v, want %s", tc.name, err, tc.code)
+			continue
+		}
+		fields := continuity.ErrorFields(err)
+		if _, ok := fields[tc.field]; tc.field != "" && !ok {
+			t.Errorf("%s: %v names %v, want %q", tc.name, err, slicesOf(fields), tc.field)
+		}
+		if tc.field == "" && !strings.Contains(err.Error(), "line 3") {
+			t.Errorf("%s: %v does not name line 3", tc.name, err)
+		}
+		// A refused import writes nothing, whichever line refused it.
+		if n := total(rawRows(t, f, tenantA)); n != 0 {
+			t.Fatalf("%s: the refused import left %d rows", tc.name, n)
+		}
+	}
+	if fields := continuity.ErrorFields(func() error {
+		_, err := f.svc.Restore(ctx, tenantA, strings.NewReader(header+"\n"+prompt("bad \xff byte")+"\n"))
+		return err
+	}()); fields["line 2: row.text"] != "must be valid UTF-8" {
+		t.Errorf("text that is not UTF-8 is refused as %v", fields)
+	}
+}
+
+// slicesOf lists a map's keys.
+func slicesOf(m map[string]string) []string {
+	var out []string
+	for k := range maps.Keys(m) {
+		out = append(out, k)
+	}
+	return out
+}
+
+func testErase(t *testing.T, h Harness) {
+	ctx := context.Background()
+
+	t.Run("LeavesNothingAndNoOtherTenantChanges", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		populate(t, f, tenantA, 3, 40)
+		populate(t, f, tenantB, 2, 5)
+		beforeA, beforeB := rawRows(t, f, tenantA), rawRows(t, f, tenantB)
+		exportB, _ := exportOf(t, f, tenantB)
+		for table, n := range beforeA {
+			if n == 0 {
+				t.Errorf("tenant A has no row in %s to erase", table)
+			}
+		}
+		res, err := f.svc.Erase(ctx, tenantA, continuity.EraseParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Complete || res.Deleted != total(beforeA) {
+			t.Errorf("the erase = %+v, want complete with %d rows deleted", res, total(beforeA))
+		}
+		for table, n := range rawRows(t, f, tenantA) {
+			if n != 0 {
+				t.Errorf("after the erase tenant A has %d rows in %s", n, table)
+			}
+		}
+		same(t, "tenant B's raw counts", rawRows(t, f, tenantB), beforeB)
+		if got, _ := exportOf(t, f, tenantB); !bytes.Equal(got, exportB) {
+			t.Errorf("tenant B's rows changed: %s", diffLine(exportB, got))
+		}
+		// Erasing again, or a tenant that owns nothing, completes at once.
+		for _, tenant := range []string{tenantA, "tenant-c"} {
+			res, err = f.svc.Erase(ctx, tenant, continuity.EraseParams{Batch: 1})
+			if err != nil || res != (continuity.EraseResult{Complete: true}) {
+				t.Errorf("erasing %s with nothing left = %+v, %v", tenant, res, err)
+			}
+		}
+		_, err = f.svc.Erase(ctx, " \x00", continuity.EraseParams{})
+		wantCode(t, err, continuity.CodeInvalid)
+		_, err = f.svc.Erase(ctx, tenantB, continuity.EraseParams{Batch: continuity.MaxEraseBatch + 1})
+		wantCode(t, err, continuity.CodeInvalid)
+		same(t, "tenant B's raw counts after a refused erase", rawRows(t, f, tenantB), beforeB)
+	})
+
+	// An erase stopped after k batches leaves the rest; run again, it
+	// finishes. Each batch is bounded.
+	t.Run("InterruptedAndRunAgain", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		populate(t, f, tenantA, 2, 10)
+		populate(t, f, tenantB, 1, 0)
+		all, beforeB := total(rawRows(t, f, tenantA)), rawRows(t, f, tenantB)
+		const batch, batches = 3, 4
+		res, err := f.svc.Erase(ctx, tenantA, continuity.EraseParams{Batch: batch, MaxBatches: batches})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Complete || res.Batches != batches || res.Deleted > batch*batches || res.Deleted < batches {
+			t.Fatalf("the stopped erase = %+v, want %d batches of at most %d rows, incomplete", res, batches, batch)
+		}
+		if left := total(rawRows(t, f, tenantA)); left != all-res.Deleted {
+			t.Fatalf("%d rows left, want %d", left, all-res.Deleted)
+		}
+		cancelled, cancel := context.WithCancel(ctx)
+		cancel()
+		_, err = f.svc.Erase(cancelled, tenantA, continuity.EraseParams{})
+		wantCode(t, err, continuity.CodeInternal)
+		again, err := f.svc.Erase(ctx, tenantA, continuity.EraseParams{Batch: batch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !again.Complete || res.Deleted+again.Deleted != all {
+			t.Fatalf("the second erase = %+v after %+v, want it complete with %d rows in all", again, res, all)
+		}
+		if n := total(rawRows(t, f, tenantA)); n != 0 {
+			t.Fatalf("%d rows left after the erase finished", n)
+		}
+		same(t, "tenant B's raw counts", rawRows(t, f, tenantB), beforeB)
+	})
+
+	t.Run("RuntimeRoleCannotErase", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		g, ok := f.store.(Grants)
+		if !ok || !g.RowLevelSecurity() {
+			t.Skip("this store's database has no runtime role")
+		}
+		populate(t, f, tenantA, 1, 0)
+		before := rawRows(t, f, tenantA)
+		err := g.TryAsRuntime(ctx, tenantA, "ledger", "ERASE")
+		wantCode(t, err, continuity.CodeForbidden)
+		same(t, "tenant A's rows after the runtime role tried to erase", rawRows(t, f, tenantA), before)
+	})
+}
+
+func testRetention(t *testing.T, h Harness) {
+	ctx := context.Background()
+
+	t.Run("Defaults", func(t *testing.T) {
+		want := continuity.Retention{Ledger: 90 * 24 * time.Hour, Prompts: 30 * 24 * time.Hour, ArchivedBottles: 30 * 24 * time.Hour}
+		if continuity.DefaultRetention != want || continuity.New(nil).Retention() != want {
+			t.Fatalf("the default retention is %+v, want %+v (the README documents it)", continuity.DefaultRetention, want)
+		}
+	})
+
+	// Per kind, at its boundary: a row a microsecond older than its
+	// retention is pruned; one exactly as old, or younger, is kept.
+	r := continuity.Retention{Ledger: 3 * time.Hour, Prompts: 5 * time.Hour}
+	kinds := []struct {
+		name  string
+		keep  time.Duration
+		write func(ctx context.Context, tx continuity.Tx, id uuid.UUID, at time.Time) error
+		ids   func(t *testing.T, f *fixture, tenant string) []uuid.UUID
+		count func(continuity.PruneResult) int
+	}{
+		{"Ledger", r.Ledger,
+			func(ctx context.Context, tx continuity.Tx, id uuid.UUID, at time.Time) error {
+				return tx.AppendLedger(ctx, 0, continuity.LedgerEntry{ID: id, Event: "test.age", At: at})
+			},
+			func(t *testing.T, f *fixture, tenant string) []uuid.UUID { return rowIDs(ledgerOf(t, f, tenant)) },
+			func(p continuity.PruneResult) int { return p.Ledger }},
+		{"Prompts", r.Prompts,
+			func(ctx context.Context, tx continuity.Tx, id uuid.UUID, at time.Time) error {
+				p := prompt(agent, "s1", "p", at)
+				p.ID = id
+				return tx.AppendPrompt(ctx, &p)
+			},
+			func(t *testing.T, f *fixture, tenant string) []uuid.UUID {
+				return rowIDs(ofConversation(t, f, tenant, agent, "s1", continuity.Tx.Prompts))
+			},
+			func(p continuity.PruneResult) int { return p.Prompts }},
+	}
+	for _, k := range kinds {
+		t.Run(k.name+"AtTheBoundary", func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, h, continuity.WithRetention(r))
+			now := f.clock.Now()
+			cases := []struct {
+				name string
+				age  time.Duration
+				kept bool
+			}{
+				{"a microsecond older than the retention", k.keep + time.Microsecond, false},
+				{"exactly as old as the retention", k.keep, true},
+				{"a microsecond younger", k.keep - time.Microsecond, true},
+				{"new", 0, true},
+			}
+			var want []uuid.UUID
+			for _, tc := range cases {
+				id := newID()
+				inWrite(t, f, tenantA, func(ctx context.Context, tx continuity.Tx) error { return k.write(ctx, tx, id, now.Add(-tc.age)) })
+				if tc.kept {
+					want = append(want, id)
+				}
+			}
+			// Tenant B's old row is B's to prune.
+			old := newID()
+			inWrite(t, f, tenantB, func(ctx context.Context, tx continuity.Tx) error { return k.write(ctx, tx, old, now.Add(-10*k.keep)) })
+			res, err := f.svc.Prune(ctx, tenantA, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k.count(res) != 1 || total(map[string]int{"ledger": res.Ledger, "prompts": res.Prompts}) != 1 {
+				t.Errorf("the prune = %+v, want one %s row", res, k.name)
+			}
+			same(t, "the rows kept", k.ids(t, f, tenantA), want)
+			same(t, "tenant B's rows", k.ids(t, f, tenantB), []uuid.UUID{old})
+			// Pruning again at the same instant finds nothing.
+			if res, err := f.svc.Prune(ctx, tenantA, now); err != nil || res != (continuity.PruneResult{}) {
+				t.Errorf("a second prune = %+v, %v; want nothing pruned", res, err)
+			}
+		})
+	}
+
+	// More old rows than one batch deletes: the prune runs batches until
+	// none is left. A retention of 0 keeps that kind forever.
+	t.Run("BatchesUntilNoneIsLeft", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h, continuity.WithRetention(continuity.Retention{Ledger: time.Hour}))
+		now := f.clock.Now()
+		n := continuity.PruneBatch + 7
+		lines := make([]continuity.LedgerEntry, n)
+		for i := range lines {
+			lines[i] = continuity.LedgerEntry{ID: newID(), Event: "test.old", At: now.Add(-2 * time.Hour)}
+		}
+		inWrite(t, f, tenantA, func(ctx context.Context, tx continuity.Tx) error {
+			if err := tx.AppendLedger(ctx, 0, lines...); err != nil {
+				return err
+			}
+			p := prompt(agent, "s1", "old", now.Add(-1000*time.Hour))
+			return tx.AppendPrompt(ctx, &p)
+		})
+		res, err := f.svc.Prune(ctx, tenantA, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res != (continuity.PruneResult{Ledger: n}) {
+			t.Fatalf("the prune = %+v, want all %d ledger lines and no prompt (kept forever)", res, n)
+		}
+		if got := ledgerOf(t, f, tenantA); len(got) != 0 {
+			t.Fatalf("%d old lines left", len(got))
+		}
+		_, err = f.svc.Prune(ctx, "", now)
+		wantCode(t, err, continuity.CodeInvalid)
+	})
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/continuity"
+)
+
+// ExportCmd writes every row the tenant owns in the export format (JSON
+// lines, continuity.ExportFormat).
+type ExportCmd struct {
+	Out string `help:"Write the export to FILE instead of stdout; the bottle files then go beside it, in FILE.bottles.tar.gz." placeholder:"FILE"`
+}
+
+// ImportCmd reads an export into the tenant, which must own nothing yet.
+type ImportCmd struct {
+	File string `arg:"" help:"The export to import ('-' reads stdin)." placeholder:"FILE"`
+}
+
+// ForgetCmd erases everything the tenant owns: its rows, and the bottle
+// files and archives under BATON_HOME.
+type ForgetCmd struct {
+	Yes bool `help:"Confirm: erase every row of the tenant and the local bottles; this cannot be undone."`
+}
+
+// bottlesTarSuffix names the tarball of bottle files an export writes beside
+// its file.
+const bottlesTarSuffix = ".bottles.tar.gz"
+
+// tenantData returns the API's export, import and erase, which only the
+// local store offers.
+func tenantData(api continuity.API) (continuity.TenantData, error) {
+	td, ok := api.(continuity.TenantData)
+	if !ok {
+		return nil, errors.New("export, import and forget need the local store (BATON_DSN), not a server")
+	}
+	return td, nil
+}
+
+// Run writes the export to stdout or to --out, then the bottles' tarball
+// beside it, and prints the rows it wrote by table on stderr.
+func (c *ExportCmd) Run(ctx context.Context, env *Env, api continuity.API) (err error) {
+	td, err := tenantData(api)
+	if err != nil {
+		return err
+	}
+	w := env.Stdout
+	if c.Out != "" {
+		f, err := os.OpenFile(c.Out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				os.Remove(c.Out)
+			}
+		}()
+		w = f
+	}
+	res, err := td.Export(ctx, w)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "exported %s\n", rowCounts(res.Rows))
+	if c.Out == "" {
+		return nil
+	}
+	home, err := env.home()
+	if err != nil {
+		return err
+	}
+	n, err := tarBottles(home, c.Out+bottlesTarSuffix)
+	if err != nil {
+		return fmt.Errorf("the bottles could not be archived: %w", err)
+	}
+	fmt.Fprintf(env.Stderr, "copied %d bottle files to %s\n", n, c.Out+bottlesTarSuffix)
+	return nil
+}
+
+// Run imports the file and prints the rows it wrote by table.
+func (c *ImportCmd) Run(ctx context.Context, env *Env, api continuity.API) error {
+	td, err := tenantData(api)
+	if err != nil {
+		return err
+	}
+	r := env.Stdin
+	if c.File != "-" {
+		f, err := os.Open(c.File)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
+	}
+	res, err := td.Restore(ctx, r)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(env.Stdout, "imported %s\n", rowCounts(res.Rows))
+	return err
+}
+
+// Run erases the tenant's rows, then the local bottles (Home/bottles,
+// archives included), and says what it removed.
+func (c *ForgetCmd) Run(ctx context.Context, env *Env, api continuity.API) error {
+	if !c.Yes {
+		return errors.New("forget erases every row of the tenant and the local bottles, and cannot be undone: run it again with --yes")
+	}
+	td, err := tenantData(api)
+	if err != nil {
+		return err
+	}
+	res, err := td.Erase(ctx, continuity.EraseParams{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "erased %d rows\n", res.Deleted)
+	home, err := env.home()
+	if err != nil {
+		return err
+	}
+	dir := (&bottle.Bottler{Home: home}).Dir()
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("the bottles could not be removed: %w", err)
+	}
+	_, err = fmt.Fprintf(env.Stdout, "removed the bottles under %s\n", dir)
+	return err
+}
+
+// rowCounts renders counts by table in the export's table order.
+func rowCounts(rows map[string]int) string {
+	total := 0
+	var parts []string
+	for _, t := range continuity.ExportTables {
+		total += rows[t]
+		parts = append(parts, fmt.Sprintf("%s %d", t, rows[t]))
+	}
+	return fmt.Sprintf("%d rows (%s)", total, strings.Join(parts, ", "))
+}
+
+// tarBottles writes the bottle files under home (Home/bottles: each
+// bottle's index and pages, and the archives) to a gzipped tarball at dst,
+// named relative to home, and returns how many files it holds. The locks
+// and parse caches beside the bottles are not the tenant's data and are
+// left out.
+func tarBottles(home, dst string) (n int, err error) {
+	root := (&bottle.Bottler{Home: home}).Dir()
+	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return 0, err
+	}
+	zw := gzip.NewWriter(f)
+	tw := tar.NewWriter(zw)
+	defer func() {
+		err = errors.Join(err, tw.Close(), zw.Close(), f.Close())
+		if err != nil {
+			os.Remove(dst)
+		}
+	}()
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && path == root:
+			return fs.SkipAll // no bottles yet
+		case err != nil:
+			return err
+		case !d.Type().IsRegular() || strings.HasSuffix(d.Name(), ".lock") || strings.HasSuffix(d.Name(), ".state.gob"):
+			return nil
+		}
+		n++
+		return addFile(tw, home, path)
+	})
+	return n, err
+}
+
+// addFile writes one file to the tarball under its path relative to home,
+// with forward slashes whatever the platform.
+func addFile(tw *tar.Writer, home, path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(home, path)
+	if err != nil {
+		return err
+	}
+	hdr, err := tar.FileInfoHeader(fi, "")
+	if err != nil {
+		return err
+	}
+	hdr.Name = filepath.ToSlash(rel)
+	if err := tw.WriteHeader(hdr); err != nil {
+		return err
+	}
+	src, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	_, err = io.Copy(tw, src)
+	return err
+}

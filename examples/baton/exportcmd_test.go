@@ -1,0 +1,135 @@
+package main
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// rowsOf drops an export's header (its exportedAt is the clock's), leaving
+// the rows.
+func rowsOf(t *testing.T, export string) string {
+	t.Helper()
+	head, rows, ok := strings.Cut(export, "\n")
+	if !ok || !strings.HasPrefix(head, `{"format":"baton.export","version":1,"tenant":"local"`) {
+		t.Fatalf("not an export: %.200q", export)
+	}
+	return rows
+}
+
+// tarNames lists a gzipped tarball's entries.
+func tarNames(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	var names []string
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return names
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, h.Name)
+	}
+}
+
+// TestExportImportForget: what `baton export` writes, `baton import` puts
+// into an empty home's store row for row; the bottles go beside the export;
+// `baton forget --yes` leaves no row and no bottle.
+func TestExportImportForget(t *testing.T) {
+	env := testEnv(t)
+	for _, args := range [][]string{
+		{"remember", "--kind", "commitment", "--topic", "ship", "ship", "it"},
+		{"remember", "--topic", "note", "a note"},
+	} {
+		if _, stderr, status := run(t, env, args); status != exitOK {
+			t.Fatalf("%v: %d %s", args, status, stderr)
+		}
+	}
+	bottles := map[string]string{
+		"bottles/claude-code/s1.bottle/index.md":                          "# bottle",
+		"bottles/claude-code/archive/20261001T000000Z-s0.bottle/index.md": "# archived",
+		"bottles/claude-code/s1.lock":                                     "",
+	}
+	for name, body := range bottles {
+		p := filepath.Join(env.Home, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	out := filepath.Join(t.TempDir(), "export.jsonl")
+	if stdout, stderr, status := run(t, env, []string{"export", "--out", out}); status != exitOK || stdout != "" ||
+		!strings.Contains(stderr, "exported ") || !strings.Contains(stderr, "memories 2") || !strings.Contains(stderr, "copied 2 bottle files") {
+		t.Fatalf("export --out: %d %q %q", status, stdout, stderr)
+	}
+	if got, want := tarNames(t, out+bottlesTarSuffix), []string{
+		"bottles/claude-code/archive/20261001T000000Z-s0.bottle/index.md", "bottles/claude-code/s1.bottle/index.md",
+	}; !slices.Equal(got, want) {
+		t.Errorf("the bottles tarball holds %v, want %v", got, want)
+	}
+	written, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, _, status := run(t, env, []string{"export"})
+	if status != exitOK || rowsOf(t, stdout) != rowsOf(t, string(written)) {
+		t.Fatalf("export to stdout (%d) differs from --out", status)
+	}
+
+	other := testEnv(t)
+	if stdout, stderr, status := run(t, other, []string{"import", out}); status != exitOK || !strings.HasPrefix(stdout, "imported ") {
+		t.Fatalf("import: %d %q %q", status, stdout, stderr)
+	}
+	if stdout, _, _ := run(t, other, []string{"export"}); rowsOf(t, stdout) != rowsOf(t, string(written)) {
+		t.Errorf("the imported store exports other rows")
+	}
+	if _, stderr, status := run(t, other, []string{"import", out}); status != exitFailure || !strings.Contains(stderr, "conflict") {
+		t.Errorf("a second import: %d %q, want a conflict", status, stderr)
+	}
+	stdin := testEnv(t)
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	stdin.Stdin = f
+	if _, stderr, status := run(t, stdin, []string{"import", "-"}); status != exitOK {
+		t.Errorf("import from stdin: %d %q", status, stderr)
+	}
+
+	if _, stderr, status := run(t, env, []string{"forget"}); status != exitFailure || !strings.Contains(stderr, "--yes") {
+		t.Errorf("forget without --yes: %d %q", status, stderr)
+	}
+	if stdout, _, _ := run(t, env, []string{"export"}); rowsOf(t, stdout) == "" {
+		t.Fatal("forget without --yes erased rows")
+	}
+	stdout, stderr, status := run(t, env, []string{"forget", "--yes"})
+	if status != exitOK || !strings.HasPrefix(stdout, "erased ") || !strings.Contains(stdout, "removed the bottles") {
+		t.Fatalf("forget --yes: %d %q %q", status, stdout, stderr)
+	}
+	if stdout, _, _ := run(t, env, []string{"export"}); rowsOf(t, stdout) != "" {
+		t.Errorf("rows left after forget: %q", rowsOf(t, stdout))
+	}
+	if _, err := os.Stat(filepath.Join(env.Home, "bottles")); !os.IsNotExist(err) {
+		t.Errorf("the bottles are still there: %v", err)
+	}
+}
