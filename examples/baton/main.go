@@ -47,6 +47,7 @@ type CLI struct {
 	Install   InstallCmd   `cmd:"" help:"Register baton's hooks in a harness's configuration."`
 	Uninstall UninstallCmd `cmd:"" help:"Remove baton's hooks from a harness's configuration."`
 	Version   VersionCmd   `cmd:"" help:"Print baton's version."`
+	Serve     ServeCmd     `cmd:"" help:"Serve the HTTP API over a store, for a team's hooks and commands (BATON_SERVER_URL)."`
 }
 
 // defaultAgent is the agent the commands' bottles and runner default to.
