@@ -29,4 +29,5 @@
 //	auth.go     Authenticator and KeyAuthenticator (hashed keys, constant-time compare)
 //	client.go   Client: continuity.API over HTTP, timeouts, bounded retries of idempotent calls
 //	openapi.json the OpenAPI 3.1 description, generated from the route table by the tests
+//	loadbench/  a command: Stop heartbeats from 32 clients against baton serve on Postgres, beside the bare UPDATE
 package httpapi

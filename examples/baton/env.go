@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/batonhq/baton/adapters/httpapi"
 	"github.com/batonhq/baton/continuity"
 	"github.com/batonhq/baton/continuity/sqlstore"
 	"github.com/batonhq/baton/continuity/workdir"
@@ -35,6 +38,12 @@ type Env struct {
 	// JudgeURL, JudgeKey and JudgeModel are $BATON_JUDGE_URL, _KEY and
 	// _MODEL: the LLM judge's endpoint, API key and model (baton eval).
 	JudgeURL, JudgeKey, JudgeModel string
+	// ServerURL is $BATON_SERVER_URL and APIKey $BATON_API_KEY: set, every
+	// command but serve uses that team server instead of a store (see Open).
+	ServerURL string
+	APIKey    string
+	// APIKeys is $BATON_API_KEYS, the key=tenant pairs serve accepts.
+	APIKeys string
 
 	// noHome says why Home is empty: the platform has no home directory.
 	noHome error
@@ -47,7 +56,8 @@ type Env struct {
 func EnvFromOS() *Env {
 	env := &Env{Home: os.Getenv("BATON_HOME"), DSN: os.Getenv("BATON_DSN"), Tenant: os.Getenv("BATON_TENANT"),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		HookRole: os.Getenv("BATON_HOOK_ROLE"), StopNudge: os.Getenv("BATON_STOP_NUDGE") == "1"}
+		HookRole: os.Getenv("BATON_HOOK_ROLE"), StopNudge: os.Getenv("BATON_STOP_NUDGE") == "1",
+		ServerURL: os.Getenv("BATON_SERVER_URL"), APIKey: os.Getenv("BATON_API_KEY"), APIKeys: os.Getenv("BATON_API_KEYS")}
 	env.JudgeURL, env.JudgeKey, env.JudgeModel = os.Getenv("BATON_JUDGE_URL"), os.Getenv("BATON_JUDGE_KEY"), os.Getenv("BATON_JUDGE_MODEL")
 	if env.Home == "" {
 		if h, err := os.UserHomeDir(); err != nil {
@@ -75,13 +85,35 @@ func (e *Env) home() (string, error) {
 	return "", fmt.Errorf("no home directory (%v): set BATON_HOME to the directory baton keeps its store and bottles in", why)
 }
 
-// Open opens the store named by the DSN (baton.db in Home by default) and
-// returns the API of the tenant over it, and the function that closes the
-// store. It is the one place baton opens a store: commands take the API it
-// returns through the bindings (see newParser), the demo calls it for its
-// own temporary home.
+// Open returns the API of the tenant, and the function that releases it.
+// With BATON_SERVER_URL set it is the team server's, over HTTP: no store is
+// opened, BATON_DSN and BATON_TENANT are not read (the API key decides the
+// tenant), and opts do not apply (they configure a local service). Without
+// it, Open opens the store named by the DSN (baton.db in Home by default).
+// Commands take the API it returns through the bindings (see newParser),
+// the demo calls it for its own temporary home.
 func (e *Env) Open(ctx context.Context, opts ...continuity.Option) (continuity.API, func(), error) {
-	dsn := e.DSN
+	if e.ServerURL != "" || e.APIKey != "" {
+		c, err := e.client()
+		if err != nil {
+			return nil, nil, err
+		}
+		return c, func() {}, nil
+	}
+	// Every command but serve is a short-lived process: one SQLite
+	// connection is enough, and opening one file is cheaper than two.
+	svc, done, err := e.openService(ctx, e.DSN, []sqlstore.Option{sqlstore.OneConnection()}, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return svc.For(e.Tenant), done, nil
+}
+
+// openService opens the store dsn names (baton.db in Home when it is
+// empty) and returns the service over it, every tenant's, and the function
+// that closes the store. It is the one place baton opens a store: Open
+// binds its tenant, serve serves it to the tenants of its API keys.
+func (e *Env) openService(ctx context.Context, dsn string, storeOpts []sqlstore.Option, opts ...continuity.Option) (*continuity.Service, func(), error) {
 	if dsn == "" {
 		home, err := e.home()
 		if err != nil {
@@ -89,13 +121,56 @@ func (e *Env) Open(ctx context.Context, opts ...continuity.Option) (continuity.A
 		}
 		dsn = filepath.Join(home, "baton.db")
 	}
-	// Every command but serve is a short-lived process: one SQLite
-	// connection is enough, and opening one file is cheaper than two.
-	st, err := sqlstore.Open(ctx, dsn, sqlstore.OneConnection())
+	st, err := sqlstore.Open(ctx, dsn, storeOpts...)
 	if err != nil {
 		return nil, nil, err
 	}
-	return continuity.New(st, opts...).For(e.Tenant), func() { st.Close() }, nil
+	return continuity.New(st, opts...), func() { st.Close() }, nil
+}
+
+// client returns the team server's client, after checking BATON_SERVER_URL
+// and BATON_API_KEY: each error names the variable to fix.
+func (e *Env) client() (*httpapi.Client, error) {
+	if e.ServerURL == "" {
+		return nil, errors.New("BATON_API_KEY is set but BATON_SERVER_URL is not: set BATON_SERVER_URL to the team server's URL (for example https://baton.example.com), or unset BATON_API_KEY to use the local store")
+	}
+	base, err := serverURL(e.ServerURL)
+	if err != nil {
+		return nil, err
+	}
+	key := strings.TrimSpace(e.APIKey)
+	if key == "" {
+		return nil, errors.New("BATON_SERVER_URL is set but BATON_API_KEY is not: set BATON_API_KEY to your key on the team server")
+	}
+	for _, c := range []byte(key) {
+		if c <= ' ' || c >= 0x7f {
+			return nil, errors.New("BATON_API_KEY holds a space, a control character or a byte outside ASCII: it cannot travel in an Authorization header")
+		}
+	}
+	return httpapi.NewClient(base, key, httpapi.ClientOptions{}), nil
+}
+
+// serverURL checks BATON_SERVER_URL: http or https, a host, no
+// credentials, query or fragment. The value is not echoed: it may hold a
+// password.
+func serverURL(raw string) (string, error) {
+	bad := func(why string) (string, error) {
+		return "", fmt.Errorf("BATON_SERVER_URL %s: it must be the team server's http:// or https:// URL, for example https://baton.example.com or http://127.0.0.1:8377", why)
+	}
+	u, err := url.Parse(strings.TrimSpace(raw))
+	switch {
+	case err != nil:
+		return bad("is not a URL")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return bad("has no http or https scheme")
+	case u.Host == "" || u.Hostname() == "":
+		return bad("names no host")
+	case u.User != nil:
+		return bad("carries credentials (the key goes in BATON_API_KEY)")
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return bad("has a query or a fragment")
+	}
+	return u.String(), nil
 }
 
 // lazyStore opens env's store when a command first takes the API, so the

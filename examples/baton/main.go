@@ -52,6 +52,7 @@ type CLI struct {
 	Export    ExportCmd    `cmd:"" help:"Write every row of the tenant as JSON lines (stdout, or --out FILE with the bottle files beside it)."`
 	Import    ImportCmd    `cmd:"" help:"Import an export into the tenant, which must own nothing yet."`
 	Forget    ForgetCmd    `cmd:"" help:"Erase every row of the tenant and the local bottles and archives (--yes)."`
+	Serve     ServeCmd     `cmd:"" help:"Serve the HTTP API over a store, for a team's hooks and commands (BATON_SERVER_URL)."`
 }
 
 // HookCLI is the command line a `baton hook` process parses: the hook

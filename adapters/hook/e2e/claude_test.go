@@ -141,8 +141,28 @@ func lastLine(s string) string {
 //     no <private> content) and the compact SessionStart claims it.
 //  4. --resume: the compact SessionStart's pointer reaches the request.
 func TestE2EClaudeCode(t *testing.T) {
+	claudeCodeScenario(t, requireClient(t, claudeClient), nil)
+}
+
+// TestE2EClaudeCodeTeamServer is TestE2EClaudeCode in team-server mode:
+// `baton serve` on Postgres, and every baton process of the world (the
+// hooks, the model's `baton remember`) with BATON_SERVER_URL and
+// BATON_API_KEY. The assertions read the server's state through the HTTP
+// client; the bottles are still rendered in the world's BATON_HOME, where
+// the transcripts are, which never holds a store.
+func TestE2EClaudeCodeTeamServer(t *testing.T) {
 	bin := requireClient(t, claudeClient)
+	claudeCodeScenario(t, bin, requirePostgres(t))
+}
+
+// claudeCodeScenario runs the Claude Code scenario of TestE2EClaudeCode
+// against the local store, or, when teamDSN names a Postgres database,
+// against `baton serve` on a fresh schema of it.
+func claudeCodeScenario(t *testing.T, bin string, teamDSN *string) {
 	w := newWorld(t)
+	if teamDSN != nil {
+		w.serveTeam(*teamDSN)
+	}
 	ctx := context.Background()
 
 	commitment := marker("E2E-COMMITMENT")
@@ -289,6 +309,24 @@ func TestE2EClaudeCode(t *testing.T) {
 	}
 	if hits := filesContaining(t, w.batonHome, secret); len(hits) > 0 {
 		t.Errorf("baton's home holds the <private> content in %v", hits)
+	}
+	if w.team != nil {
+		if _, err := os.Stat(filepath.Join(w.batonHome, "baton.db")); err == nil {
+			t.Errorf("team-server mode: a baton process opened a local store in BATON_HOME")
+		}
+		w.team.stop()
+		logs := w.team.log.String()
+		for _, content := range []string{secret, decision, commitment, rememberWord} {
+			if strings.Contains(logs, content) {
+				t.Errorf("team-server mode: the server's log holds content %q", content)
+			}
+		}
+		for _, want := range []string{`route="POST /api/v1/episodes/start" status=200`, `route="POST /api/v1/episodes/stop" status=200`,
+			`route="POST /api/v1/episodes/end" status=200`, `route="POST /api/v1/memories" status=201`, "store=postgres"} {
+			if !strings.Contains(logs, want) {
+				t.Errorf("team-server mode: the server's log lacks %q", want)
+			}
+		}
 	}
 }
 

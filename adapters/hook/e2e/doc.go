@@ -9,7 +9,9 @@
 // from npm and exports their paths in BATON_E2E_CLAUDE, BATON_E2E_CODEX and
 // BATON_E2E_GEMINI); without it they skip, saying so on stderr. A client
 // that cannot be found fails the test in CI (CI=true) and skips it, loudly,
-// elsewhere.
+// elsewhere. TestE2EClaudeCodeTeamServer also needs BATON_TEST_POSTGRES_DSN
+// (.ci/run sets it): it runs `baton serve` on a fresh schema of that
+// database, and fails in CI and skips elsewhere without it.
 //
 // Files (tests only):
 //
@@ -18,7 +20,8 @@
 //	anthropic_test.go  the fake Messages API (Claude Code)
 //	responses_test.go  the fake Responses API (Codex CLI)
 //	gemini_api_test.go the fake Gemini API (Gemini CLI)
-//	claude_test.go     the Claude Code scenario
+//	claude_test.go     the Claude Code scenario, against the local store and against a team server
+//	teamserver_test.go `baton serve` on a fresh Postgres schema, the world's baton processes pointed at it
 //	codex_test.go      the Codex CLI scenario
 //	gemini_test.go     the Gemini CLI scenario
 package e2e

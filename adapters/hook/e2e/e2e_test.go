@@ -228,6 +228,8 @@ type world struct {
 	project   string
 	baton     string
 	env       []string
+	// team is the world's team server, when its baton processes use one.
+	team *teamServer
 
 	mu   sync.Mutex
 	logs []string
@@ -338,9 +340,13 @@ func (w *world) writeFile(path, content string) {
 }
 
 // store opens the world's store through the library, as the hooks do, and
-// returns the local tenant's API; it is closed when the test ends.
+// returns the local tenant's API; it is closed when the test ends. With a
+// team server, it is the server's client for the world's key.
 func (w *world) store() continuity.API {
 	w.t.Helper()
+	if w.team != nil {
+		return w.team.client
+	}
 	st, err := sqlstore.Open(context.Background(), filepath.Join(w.batonHome, "baton.db"))
 	if err != nil {
 		w.t.Fatalf("open the store the hooks wrote: %v", err)

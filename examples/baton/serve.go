@@ -1,0 +1,208 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/batonhq/baton/adapters/httpapi"
+	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/continuity/sqlstore"
+)
+
+// The server's bounds on a client, declared once. A request's body is at
+// most httpapi.MaxBodyBytes, so a minute to send or receive one is only
+// ever reached by a client that stalls.
+const (
+	serveReadHeaderTimeout = 10 * time.Second
+	serveReadTimeout       = time.Minute
+	serveWriteTimeout      = time.Minute
+	serveIdleTimeout       = 2 * time.Minute
+	serveMaxHeaderBytes    = 64 << 10
+)
+
+// ServeCmd is `baton serve`: the HTTP surface over a store, for a team's
+// hooks and commands (BATON_SERVER_URL + BATON_API_KEY on their side).
+type ServeCmd struct {
+	Addr            string        `default:"127.0.0.1:8377" help:"The address to listen on (host:port). Without API keys, only a loopback address (127.0.0.1, ::1, localhost)."`
+	DSN             string        `name:"dsn" help:"The store: a Postgres URL (postgres://...) or a SQLite file; default $BATON_DSN, else the embedded SQLite at $BATON_HOME/baton.db."`
+	KeysFile        string        `name:"keys-file" type:"path" help:"A file of key=tenant entries, one a line or comma-separated (instead of BATON_API_KEYS)."`
+	ShutdownTimeout time.Duration `name:"shutdown-timeout" default:"10s" help:"On SIGINT or SIGTERM, how long in-flight requests may take to finish before they are cut off."`
+
+	// Background are run beside the server, each in its own goroutine,
+	// with the service every tenant's requests are served by (a sweep, a
+	// closer). Their context ends when shutdown begins; serve returns once
+	// every one of them has.
+	Background []func(ctx context.Context, svc *continuity.Service) `kong:"-"`
+
+	// ready, when set, is told the address the server listens on before
+	// it serves the first request (tests listen on port 0).
+	ready func(net.Addr) `kong:"-"`
+}
+
+// Help details the authentication modes and the exit statuses.
+func (c *ServeCmd) Help() string {
+	return `With API keys (BATON_API_KEYS=key=tenant,... or --keys-file), each request's tenant is its key's ("Authorization: Bearer KEY"). Without keys, every request acts as the local tenant (BATON_TENANT, default local), and baton serves only on a loopback address and answers only requests addressed to a loopback host, never one a web page sends from another origin.
+
+Each request is logged on stderr (its id, route pattern, status and duration; never a body or a query). SIGINT or SIGTERM stops accepting connections and lets in-flight requests finish, for at most --shutdown-timeout; a second signal ends the process at once.
+
+Exit status: 0 after a clean shutdown; 1 when the keys, the address or the store are refused, or when in-flight requests had to be cut off.`
+}
+
+// Run serves until ctx ends or the process is signalled, then shuts down.
+func (c *ServeCmd) Run(ctx context.Context, env *Env) error {
+	auth, who, err := c.authenticator(env)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	dsn := cmp.Or(c.DSN, env.DSN)
+	svc, closeStore, err := env.openService(ctx, dsn, nil)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer closeStore()
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
+	srv := &http.Server{
+		Handler: httpapi.NewHandler(func(tenant string) continuity.API { return svc.For(tenant) },
+			httpapi.Options{Authenticator: auth, Logger: log}),
+		ReadHeaderTimeout: serveReadHeaderTimeout,
+		ReadTimeout:       serveReadTimeout,
+		WriteTimeout:      serveWriteTimeout,
+		IdleTimeout:       serveIdleTimeout,
+		MaxHeaderBytes:    serveMaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// Requests keep the background context: a signal stops the
+		// server, not the work of a request it accepted.
+	}
+	store := "sqlite"
+	if sqlstore.IsPostgresDSN(dsn) {
+		store = "postgres" // the DSN itself may hold a password
+	}
+	log.Info("serving", slog.String("url", "http://"+ln.Addr().String()), slog.String("tenants", who), slog.String("store", store))
+	if c.ready != nil {
+		c.ready(ln.Addr())
+	}
+
+	background, stopBackground := context.WithCancel(ctx)
+	defer stopBackground()
+	var workers sync.WaitGroup
+	for _, run := range c.Background {
+		workers.Go(func() { run(background, svc) })
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	var failed error
+	select {
+	case err := <-served:
+		failed = fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	// A second signal now ends the process as Go does by default.
+	stopSignals()
+	log.Info("shutting down", slog.Duration("timeout", c.ShutdownTimeout))
+	stopBackground()
+	shutdown, cancel := context.WithTimeout(context.Background(), c.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		srv.Close()
+		failed = cmp.Or(failed, fmt.Errorf("serve: in-flight requests were cut off after --shutdown-timeout %s", c.ShutdownTimeout))
+	}
+	workers.Wait()
+	if failed == nil {
+		log.Info("stopped")
+	}
+	return failed
+}
+
+// authenticator returns the Authenticator of the configured keys and who
+// the tenants are, for the log; without keys, the local tenant's, on a
+// loopback address only.
+func (c *ServeCmd) authenticator(env *Env) (httpapi.Authenticator, string, error) {
+	spec := strings.TrimSpace(env.APIKeys)
+	switch {
+	case c.KeysFile != "" && spec != "":
+		return nil, "", errors.New("both BATON_API_KEYS and --keys-file are set: give the keys one way")
+	case c.KeysFile != "":
+		keys, err := httpapi.ReadKeys(c.KeysFile)
+		if err != nil {
+			return nil, "", fmt.Errorf("--keys-file %s: %w", c.KeysFile, err)
+		}
+		return keys, "API keys", nil
+	case spec != "":
+		keys, err := httpapi.ParseKeys(spec)
+		if err != nil {
+			return nil, "", fmt.Errorf("BATON_API_KEYS: %w", err)
+		}
+		return keys, "API keys", nil
+	}
+	if !loopbackAddr(c.Addr) {
+		return nil, "", fmt.Errorf("--addr %s is not a loopback address and no API keys are configured: without keys every request acts as the local tenant, so baton serves only on 127.0.0.1, ::1 or localhost; set BATON_API_KEYS (key=tenant,...) or --keys-file to serve on another address", c.Addr)
+	}
+	if err := continuity.ValidateTenant(env.Tenant); err != nil {
+		return nil, "", fmt.Errorf("BATON_TENANT: %w", err)
+	}
+	return localAuthenticator{tenant: env.Tenant}, "local tenant " + env.Tenant + " (no API keys; loopback only)", nil
+}
+
+// loopbackAddr reports whether a listen address's host is a loopback one.
+// An empty host listens on every interface.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	return err == nil && loopbackHost(host)
+}
+
+// loopbackHost reports whether host (without a port) is localhost or a
+// loopback IP.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// localAuthenticator binds every request to one tenant: serve without
+// keys, on a loopback address. A loopback port is open to every program of
+// the machine, web pages included, so it answers only requests addressed
+// to a loopback host (a page that rebinds its own name to 127.0.0.1 still
+// sends that name) and none that a page of another origin sends.
+type localAuthenticator struct{ tenant string }
+
+// errNotLocal is the answer to a request a local server refuses.
+var errNotLocal = &continuity.Error{Code: continuity.CodeForbidden,
+	Message: "this baton server has no API keys: it answers only requests to a loopback host, and none from a web page of another origin"}
+
+// Authenticate implements httpapi.Authenticator.
+func (a localAuthenticator) Authenticate(r *http.Request) (string, error) {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if !loopbackHost(strings.Trim(host, "[]")) {
+		return "", errNotLocal
+	}
+	if origin := r.Header.Get("Origin"); origin != "" {
+		u, err := url.Parse(origin)
+		if err != nil || !loopbackHost(u.Hostname()) {
+			return "", errNotLocal
+		}
+	}
+	return a.tenant, nil
+}

@@ -1,0 +1,374 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/batonhq/baton/adapters/httpapi"
+	"github.com/batonhq/baton/continuity"
+	"github.com/google/uuid"
+)
+
+// lockedBuffer is a log sink the server's goroutines write concurrently.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// served is a `baton serve` running in-process.
+type served struct {
+	addr string
+	log  *lockedBuffer
+	stop context.CancelFunc
+	// done is closed when Run returned err.
+	done chan struct{}
+	err  error
+}
+
+// url is the server's base URL.
+func (s *served) url() string { return "http://" + s.addr }
+
+// wait returns Run's error, failing the test when it does not return.
+func (s *served) wait(t *testing.T) error {
+	t.Helper()
+	select {
+	case <-s.done:
+		return s.err
+	case <-time.After(time.Minute):
+		t.Fatal("serve did not return a minute after it was stopped")
+		return nil
+	}
+}
+
+// startServe runs c in-process on 127.0.0.1:0 (unless c.Addr is set) over
+// env and returns once it listens; the test's end stops it.
+func startServe(t *testing.T, env *Env, c ServeCmd) *served {
+	t.Helper()
+	if c.Addr == "" {
+		c.Addr = "127.0.0.1:0"
+	}
+	if c.ShutdownTimeout == 0 {
+		c.ShutdownTimeout = time.Minute
+	}
+	s := &served{log: &lockedBuffer{}, done: make(chan struct{})}
+	env.Stdout, env.Stderr = io.Discard, s.log
+	ready := make(chan string, 1)
+	c.ready = func(a net.Addr) { ready <- a.String() }
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stop = cancel
+	go func() {
+		defer close(s.done)
+		s.err = c.Run(ctx, env)
+	}()
+	select {
+	case s.addr = <-ready:
+	case <-s.done:
+		t.Fatalf("serve: %v\n%s", s.err, s.log.String())
+	case <-time.After(time.Minute):
+		t.Fatal("serve did not listen within a minute")
+	}
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-s.done:
+		case <-time.After(time.Minute):
+		}
+	})
+	return s
+}
+
+// inflight starts a POST of a memory to /api/v1/memories whose body is
+// sent in two halves, and returns once the server holds the first half:
+// the request is in flight. finish sends the second half and returns the
+// answer's status and body.
+func inflight(t *testing.T, s *served, key, content string) (finish func() (int, string)) {
+	t.Helper()
+	body := fmt.Sprintf(`{"kind":"note","topic":"t","project":"p","content":%q}`, content)
+	half := len(body) / 2
+	conn, err := net.Dial("tcp", s.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	head := "POST /api/v1/memories HTTP/1.1\r\nHost: " + s.addr + "\r\nContent-Type: application/json\r\n"
+	if key != "" {
+		head += "Authorization: Bearer " + key + "\r\n"
+	}
+	head += fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body))
+	if _, err := io.WriteString(conn, head+body[:half]); err != nil {
+		t.Fatal(err)
+	}
+	// The server reads the headers and starts the handler, which waits
+	// for the rest of the body. Should a loaded machine not have read the
+	// headers yet, a shutdown still waits for the new connection (for 5 s)
+	// and the request is served as well: the test holds either way.
+	time.Sleep(200 * time.Millisecond)
+	return func() (int, string) {
+		if _, err := io.WriteString(conn, body[half:]); err != nil {
+			t.Fatalf("send the rest of the body: %v", err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("read the answer of the in-flight request: %v", err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+}
+
+// refusing waits until the server accepts no new connection.
+func refusing(t *testing.T, addr string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return
+		}
+		c.Close()
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s still accepts connections a minute after shutdown began", addr)
+}
+
+// TestServe serves with API keys: the health probe needs none, a key's
+// requests act for its tenant, a missing key is refused; a shutdown
+// refuses new connections and finishes the request in flight; every
+// request is logged with its id, route pattern, status and duration, and
+// no content.
+func TestServe(t *testing.T) {
+	env := testEnv(t)
+	env.APIKeys = "key-one=team-a, key-two=team-b"
+	s := startServe(t, env, ServeCmd{})
+	ctx := context.Background()
+	secret := "SERVE-SECRET-" + uuid.NewString()
+
+	resp, err := http.Get(s.url() + "/healthz")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /healthz: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	a := httpapi.NewClient(s.url(), "key-one", httpapi.ClientOptions{Timeout: time.Minute})
+	w, err := a.Remember(ctx, continuity.RememberParams{Kind: continuity.KindNote, Topic: "t", Project: "p", Content: secret})
+	if err != nil {
+		t.Fatalf("remember with a key: %v", err)
+	}
+	if _, err := httpapi.NewClient(s.url(), "key-two", httpapi.ClientOptions{}).Memory(ctx, w.Memory.ID.String()); continuity.ErrorCode(err) != continuity.CodeNotFound {
+		t.Errorf("another tenant's key reads the memory: %v, want not_found", err)
+	}
+	if _, err := httpapi.NewClient(s.url(), "", httpapi.ClientOptions{}).Memory(ctx, w.Memory.ID.String()); continuity.ErrorCode(err) != continuity.CodeUnauthorized {
+		t.Errorf("no key: %v, want unauthorized", err)
+	}
+
+	finish := inflight(t, s, "key-one", secret+"-inflight")
+	s.stop()
+	refusing(t, s.addr)
+	status, body := finish()
+	if status != http.StatusCreated {
+		t.Errorf("the in-flight request was answered %d %s, want 201", status, body)
+	}
+	if err := s.wait(t); err != nil {
+		t.Errorf("serve returned %v after a clean shutdown", err)
+	}
+
+	logs := s.log.String()
+	if strings.Contains(logs, secret) || strings.Contains(logs, "key-one") {
+		t.Errorf("the log holds content or a key:\n%s", logs)
+	}
+	for _, want := range []string{
+		`route="GET /healthz" status=200`,
+		`route="POST /api/v1/memories" status=201`,
+		`route="GET /api/v1/memories/{id}" status=404`,
+		`route="GET /api/v1/memories/{id}" status=401`,
+		"tenants=\"API keys\"", "store=sqlite", "msg=\"shutting down\"", "msg=stopped",
+	} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("the log lacks %q:\n%s", want, logs)
+		}
+	}
+	lines := 0
+	for line := range strings.SplitSeq(logs, "\n") {
+		if strings.Contains(line, "msg=request") {
+			lines++
+			for _, attr := range []string{" id=", " route=", " status=", " duration="} {
+				if !strings.Contains(line, attr) {
+					t.Errorf("a request line lacks %s: %s", strings.TrimSpace(attr), line)
+				}
+			}
+		}
+	}
+	if lines != 5 {
+		t.Errorf("%d request lines, want 5 (one per request):\n%s", lines, logs)
+	}
+}
+
+// TestServeLocal serves without keys: every request to a loopback host
+// acts as the local tenant, whose store the local commands read; a request
+// naming another host or sent by a web page of another origin is
+// forbidden.
+func TestServeLocal(t *testing.T) {
+	env := testEnv(t)
+	env.Tenant = "me"
+	s := startServe(t, env, ServeCmd{})
+	ctx := context.Background()
+	w, err := httpapi.NewClient(s.url(), "", httpapi.ClientOptions{Timeout: time.Minute}).Remember(ctx,
+		continuity.RememberParams{Kind: continuity.KindNote, Topic: "t", Project: "p", Content: "over loopback"})
+	if err != nil {
+		t.Fatalf("remember without a key on loopback: %v", err)
+	}
+	cases := []struct {
+		name, host, origin string
+		status             int
+	}{
+		{"the listen address", s.addr, "", http.StatusOK},
+		{"localhost", "localhost", "", http.StatusOK},
+		{"IPv6 loopback", "[::1]:8377", "", http.StatusOK},
+		{"a page of the server's own origin", s.addr, s.url(), http.StatusOK},
+		{"a page on localhost", s.addr, "http://localhost:3000", http.StatusOK},
+		{"a rebound name", "evil.example:8377", "", http.StatusForbidden},
+		{"a private address", "192.168.1.2", "", http.StatusForbidden},
+		{"a page of another origin", s.addr, "https://evil.example", http.StatusForbidden},
+		{"a sandboxed page", s.addr, "null", http.StatusForbidden},
+	}
+	for _, tc := range cases {
+		req, _ := http.NewRequest(http.MethodGet, s.url()+"/api/v1/memories/"+w.Memory.ID.String(), nil)
+		req.Host = tc.host
+		if tc.origin != "" {
+			req.Header.Set("Origin", tc.origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.status {
+			t.Errorf("%s: %d, want %d", tc.name, resp.StatusCode, tc.status)
+		}
+	}
+	s.stop()
+	if err := s.wait(t); err != nil {
+		t.Fatal(err)
+	}
+	local, done, err := env.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	if m, err := local.Memory(ctx, w.Memory.ID.String()); err != nil || m.Content != "over loopback" {
+		t.Errorf("the local tenant %q reads %+v, %v: want the memory written through the server", env.Tenant, m, err)
+	}
+	if !strings.Contains(s.log.String(), `tenants="local tenant me (no API keys; loopback only)"`) {
+		t.Errorf("the log does not say who the requests act for:\n%s", s.log.String())
+	}
+}
+
+// TestServeShutdown: background work runs until shutdown begins and serve
+// waits for it; a request still in flight when the shutdown timeout ends
+// is cut off and serve fails saying so.
+func TestServeShutdown(t *testing.T) {
+	env := testEnv(t)
+	started, stopped := make(chan struct{}), make(chan struct{})
+	worker := func(ctx context.Context, svc *continuity.Service) {
+		if svc == nil {
+			t.Error("the background worker got no service")
+		}
+		close(started)
+		<-ctx.Done()
+		time.Sleep(100 * time.Millisecond) // serve must wait for this
+		close(stopped)
+	}
+	s := startServe(t, env, ServeCmd{ShutdownTimeout: 300 * time.Millisecond, Background: []func(context.Context, *continuity.Service){worker}})
+	<-started
+	inflight(t, s, "", "never finished")
+	begun := time.Now()
+	s.stop()
+	err := s.wait(t)
+	if err == nil || !strings.Contains(err.Error(), "cut off after --shutdown-timeout 300ms") {
+		t.Errorf("serve returned %v, want the in-flight request cut off", err)
+	}
+	if took := time.Since(begun); took < 300*time.Millisecond {
+		t.Errorf("serve returned after %s, before the shutdown timeout", took)
+	}
+	select {
+	case <-stopped:
+	default:
+		t.Error("serve returned before its background worker did")
+	}
+}
+
+// TestServeRefuses: each configuration serve refuses fails before a store
+// is opened or an address bound, with an error naming what to fix.
+func TestServeRefuses(t *testing.T) {
+	keys := filepath.Join(t.TempDir(), "keys")
+	if err := os.WriteFile(keys, []byte("# team\nk1=team-a\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name    string
+		apiKeys string
+		tenant  string
+		args    []string
+		want    string
+	}{
+		{"every interface without keys", "", "local", []string{"--addr", ":0"}, "--addr :0 is not a loopback address and no API keys are configured"},
+		{"0.0.0.0 without keys", "", "local", []string{"--addr", "0.0.0.0:0"}, "set BATON_API_KEYS (key=tenant,...) or --keys-file"},
+		{"[::] without keys", "", "local", []string{"--addr", "[::]:0"}, "is not a loopback address"},
+		{"a private address without keys", "", "local", []string{"--addr", "192.0.2.1:0"}, "is not a loopback address"},
+		{"a host name without keys", "", "local", []string{"--addr", "example.com:0"}, "is not a loopback address"},
+		{"no port", "", "local", []string{"--addr", "127.0.0.1"}, "is not a loopback address"},
+		{"keys both ways", "k=t", "local", []string{"--keys-file", keys}, "both BATON_API_KEYS and --keys-file are set"},
+		{"malformed BATON_API_KEYS", "k-without-tenant", "local", nil, "BATON_API_KEYS: invalid"},
+		{"a missing key file", "", "local", []string{"--keys-file", keys + ".nope"}, "does not exist"},
+		{"an invalid local tenant", "", "", nil, "BATON_TENANT: invalid"},
+	}
+	for _, tc := range cases {
+		env := testEnv(t)
+		env.APIKeys, env.Tenant = tc.apiKeys, tc.tenant
+		_, stderr, status := run(t, env, append([]string{"serve"}, tc.args...))
+		if status != exitFailure || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: status %d, stderr %q, want 1 and %q", tc.name, status, stderr, tc.want)
+		}
+		if _, err := os.Stat(env.DSN); err == nil {
+			t.Errorf("%s: the store was opened", tc.name)
+		}
+	}
+}
+
+// TestLoopbackAddr is the table of the addresses serve listens on without
+// keys.
+func TestLoopbackAddr(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:8377": true, "127.0.0.1:0": true, "127.1.2.3:1": true, "[::1]:8377": true,
+		"localhost:8377": true, "LocalHost:1": true,
+		":8377": false, "0.0.0.0:8377": false, "[::]:1": false, "10.0.0.1:1": false, "[::ffff:10.0.0.1]:1": false,
+		"localhost.evil.example:1": false, "127.0.0.1": false, "": false,
+	} {
+		if got := loopbackAddr(addr); got != want {
+			t.Errorf("loopbackAddr(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
