@@ -225,12 +225,14 @@ func (s *Store) inTx(ctx context.Context, db *bun.DB, readOnly bool, tenant stri
 	return s.retry(ctx, func() error {
 		return db.RunInTx(ctx, opts, func(ctx context.Context, btx bun.Tx) (rerr error) {
 			if s.postgres {
+				// One round trip: the runtime role (SET LOCAL ROLE, as
+				// set_config) when the connecting user is privileged, and
+				// the tenant row-level security keys on.
+				q, args := "SELECT set_config('baton.tenant', ?, true)", []any{tenant}
 				if s.enterRole {
-					if _, err := btx.ExecContext(ctx, "SET LOCAL ROLE "+RuntimeRole); err != nil {
-						return err
-					}
+					q, args = "SELECT set_config('role', ?, true), set_config('baton.tenant', ?, true)", []any{RuntimeRole, tenant}
 				}
-				if _, err := btx.ExecContext(ctx, "SELECT set_config('baton.tenant', ?, true)", tenant); err != nil {
+				if _, err := btx.ExecContext(ctx, q, args...); err != nil {
 					return err
 				}
 			}
