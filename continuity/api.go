@@ -80,6 +80,10 @@ type API interface {
 	ClaimBottle(ctx context.Context, agent, sessionID string) (bottle.Marker, bool, error)
 	SessionHistory(ctx context.Context, agent, sessionID string) (bottle.Record, error)
 	RecordPrompt(ctx context.Context, agent, sessionID, text string) (PromptResult, error)
+
+	// Sessions lists conversations with their lease state, newest first:
+	// the status page's listing. Errors: invalid.
+	Sessions(ctx context.Context, q SessionQuery) ([]SessionView, error)
 }
 
 // Local is the API of one tenant over a Service: the local implementation.

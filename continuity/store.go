@@ -158,4 +158,10 @@ type Tx interface {
 	InsertRecord(ctx context.Context, r *Record) error
 	// Records lists records matching the query, newest (highest id) first.
 	Records(ctx context.Context, q RecordQuery) ([]Record, error)
+
+	// Sessions lists the session rows matching q's ByProject, Project,
+	// Agent and Before, newest (highest id) first, at most q.Limit; it
+	// ignores q.States (the lease state is the service's rule). Rows are
+	// not locked.
+	Sessions(ctx context.Context, q SessionQuery) ([]Session, error)
 }

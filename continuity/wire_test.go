@@ -220,6 +220,9 @@ func wireCases() []struct {
 		{"RecordQuery/least", continuity.RecordQuery{}},
 		{"RecordQuery/full", continuity.RecordQuery{ByProject: true, Project: "baton", Agent: "claude-code", SessionID: "s-1",
 			Kinds: []continuity.RecordKind{continuity.RecordHandover}, Before: wEvent, Limit: 10}},
+		{"SessionQuery/least", continuity.SessionQuery{}},
+		{"SessionQuery/full", continuity.SessionQuery{ByProject: true, Project: "baton", Agent: "claude-code",
+			States: []lease.State{lease.Live, lease.ExplicitlyClosed}, Before: wEvent, Limit: 10}},
 
 		{"Error/not_found", continuity.Error{Code: continuity.CodeNotFound, Message: "no such session", Err: errors.New("sql: no rows")}},
 		{"Error/invalid", *continuity.Invalid("sessionRunId", "must be a UUID")},

@@ -427,3 +427,9 @@ func (c *Client) SessionHistory(ctx context.Context, agent, sessionID string) (b
 func (c *Client) RecordPrompt(ctx context.Context, agent, sessionID, text string) (continuity.PromptResult, error) {
 	return call[continuity.PromptResult](ctx, c, "RecordPrompt", nil, PromptRequest{Agent: agent, SessionID: sessionID, Text: text})
 }
+
+// Sessions implements continuity.API.
+func (c *Client) Sessions(ctx context.Context, q continuity.SessionQuery) ([]continuity.SessionView, error) {
+	r, err := call[SessionList](ctx, c, "Sessions", nil, q)
+	return r.Items, err
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/batonhq/baton/continuity"
 	"github.com/batonhq/baton/continuity/sqlstore/sqltest"
 	"github.com/batonhq/baton/continuity/storetest"
+	"github.com/batonhq/baton/lease"
 	"github.com/google/uuid"
 )
 
@@ -99,6 +100,11 @@ func TestEveryRouteAnswers(t *testing.T) {
 	must("records", err)
 	es, err := c.Ledger(ctx, uuid.Nil, 100)
 	must("ledger", err)
+	vs, err := c.Sessions(ctx, continuity.SessionQuery{ByProject: true, Project: "baton", States: []lease.State{lease.ExplicitlyClosed}})
+	must("sessions", err)
+	if len(vs) != 1 || vs[0].SessionID != "s1" || vs[0].State != lease.ExplicitlyClosed {
+		t.Fatalf("sessions = %+v", vs)
+	}
 	if len(rs) != 2 || len(es) == 0 {
 		t.Fatalf("%d records and %d ledger lines read back", len(rs), len(es))
 	}

@@ -165,6 +165,7 @@ var summaries = map[string]string{
 	"ClaimBottle":    "claim a conversation's armed bottle marker, once",
 	"SessionHistory": "a conversation's prompts and Stop excerpts, for degraded bottles",
 	"RecordPrompt":   "keep a user prompt for degraded bottles",
+	"Sessions":       "conversations with their lease state, newest first, filtered by project, agent and state",
 }
 
 var pathValue = regexp.MustCompile(`\{([^}]+)\}`)

@@ -231,6 +231,13 @@ var routes = []route{
 		func(ctx context.Context, api continuity.API, p PromptRequest, _ func(string) string) (continuity.PromptResult, error) {
 			return api.RecordPrompt(ctx, p.Agent, p.SessionID, p.Text)
 		}),
+
+	// The status page's listing.
+	endpoint("Sessions", get, "/api/v1/agent-sessions/list", http.StatusOK, 0, nil,
+		func(ctx context.Context, api continuity.API, q continuity.SessionQuery, _ func(string) string) (SessionList, error) {
+			vs, err := api.Sessions(ctx, q)
+			return SessionList{Items: orEmpty(vs)}, err
+		}),
 }
 
 // transition returns the route of a memory status transition.

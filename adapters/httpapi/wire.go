@@ -78,6 +78,11 @@ type RecordList struct {
 	Items []continuity.Record `json:"items"`
 }
 
+// SessionList is conversations with their lease state, newest first.
+type SessionList struct {
+	Items []continuity.SessionView `json:"items"`
+}
+
 // orEmpty returns s, or an empty slice for nil, so a list answers [] and
 // never null.
 func orEmpty[T any](s []T) []T {

@@ -484,3 +484,29 @@ func (t *tx) Records(ctx context.Context, q continuity.RecordQuery) ([]continuit
 	}
 	return out, nil
 }
+
+func (t *tx) Sessions(ctx context.Context, q continuity.SessionQuery) ([]continuity.Session, error) {
+	var ms []sessionModel
+	sq := t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant)
+	if q.ByProject {
+		if q.Project == "" {
+			sq = sq.Where("project IS NULL")
+		} else {
+			sq = sq.Where("project = ?", q.Project)
+		}
+	}
+	if q.Agent != "" {
+		sq = sq.Where("agent = ?", q.Agent)
+	}
+	if q.Before != uuid.Nil {
+		sq = sq.Where("id < ?", q.Before)
+	}
+	sq = sq.OrderExpr("id DESC")
+	if q.Limit > 0 {
+		sq = sq.Limit(int64(q.Limit))
+	}
+	if err := sq.Scan(ctx); err != nil {
+		return nil, translate(err)
+	}
+	return sessions(ms)
+}

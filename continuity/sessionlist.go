@@ -1,0 +1,104 @@
+package continuity
+
+import (
+	"context"
+	"slices"
+	"strconv"
+
+	"github.com/batonhq/baton/lease"
+	"github.com/google/uuid"
+)
+
+// Session listing limits, declared once.
+const (
+	// MaxSessions bounds the conversations one Sessions read returns.
+	MaxSessions = 100
+	// MaxSessionScan bounds the rows one Sessions read examines when a
+	// state filter passes over some: past it the listing holds what the
+	// newest MaxSessionScan rows held.
+	MaxSessionScan = 10000
+)
+
+// SessionQuery selects conversations for a listing, newest (highest run
+// id) first. Zero fields match anything; ByProject restricts to Project
+// ("" then matches conversations without a project).
+type SessionQuery struct {
+	ByProject bool   `json:"byProject,omitempty"`
+	Project   string `json:"project,omitempty"`
+	Agent     string `json:"agent,omitempty"`
+	// States keeps the conversations whose lease state, at the instant of
+	// the read, is one of them. The state is the lease rule's (evaluated
+	// by the service, never stored), so a store ignores this field.
+	States []lease.State `json:"states,omitempty"`
+	// Before is a keyset cursor: only conversations with a smaller run id.
+	Before uuid.UUID `json:"before,omitzero"`
+	// Limit is 1 to MaxSessions; zero means MaxSessions.
+	Limit int `json:"limit,omitempty"`
+}
+
+// Sessions lists the tenant's conversations with their lease state at
+// now, newest first, at most q.Limit (1-MaxSessions, default MaxSessions).
+// With States set it examines at most MaxSessionScan rows.
+//
+// Errors: invalid.
+func (s *Service) Sessions(ctx context.Context, tenant string, q SessionQuery) ([]SessionView, error) {
+	f := map[string]string{}
+	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
+	q.Project = trimField(f, "project", q.Project, 0, MaxFacetLen)
+	if q.Agent != "" {
+		if r := varErr(q.Agent, "agent"); r != "" {
+			f["agent"] = r
+		}
+	}
+	for _, st := range q.States {
+		if _, err := st.MarshalText(); err != nil {
+			f["states"] = "must be live, implicitly_closed or explicitly_closed"
+		}
+	}
+	if q.Limit == 0 {
+		q.Limit = MaxSessions
+	}
+	if q.Limit < 1 || q.Limit > MaxSessions {
+		f["limit"] = "must be between 1 and " + strconv.Itoa(MaxSessions)
+	}
+	if err := fieldsErr(f); err != nil {
+		return nil, err
+	}
+	out := []SessionView{}
+	err := s.store.Read(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		out = out[:0]
+		now := s.clock()
+		page := q
+		if len(q.States) > 0 {
+			page.Limit = MaxSessions
+		}
+		for scanned := 0; scanned < MaxSessionScan; {
+			page.Limit = min(page.Limit, MaxSessionScan-scanned)
+			rows, err := tx.Sessions(ctx, page)
+			if err != nil {
+				return err
+			}
+			for i := range rows {
+				v := SessionView{Session: rows[i], State: s.state(&rows[i], now)}
+				if len(q.States) > 0 && !slices.Contains(q.States, v.State) {
+					continue
+				}
+				if out = append(out, v); len(out) == q.Limit {
+					return nil
+				}
+			}
+			if len(rows) < page.Limit {
+				return nil
+			}
+			scanned += len(rows)
+			page.Before = rows[len(rows)-1].ID
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Sessions implements API.
+func (l *Local) Sessions(ctx context.Context, q SessionQuery) ([]SessionView, error) {
+	return l.svc.Sessions(ctx, l.tenant, q)
+}
