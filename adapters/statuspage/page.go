@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/batonhq/baton/bottle"
@@ -89,14 +90,16 @@ var templateFS embed.FS
 // Content-Security-Policy allows it by hash and no other script.
 const localTime = `for (const t of document.querySelectorAll("time[datetime]")) { const d = new Date(t.getAttribute("datetime")); if (!isNaN(d)) t.textContent = d.toLocaleString(); }`
 
-var csp = func() string {
+// csp and pages are built on first use, not at init: every hook process
+// links this package (through httpapi's client) and never serves a page.
+var csp = sync.OnceValue(func() string {
 	h := sha256.Sum256([]byte(localTime))
 	return "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'; script-src 'sha256-" +
 		base64.StdEncoding.EncodeToString(h[:]) + "'"
-}()
+})
 
 // pages are the templates, each the layout with its page's content.
-var pages = func() map[string]*template.Template {
+var pages = sync.OnceValue(func() map[string]*template.Template {
 	funcs := template.FuncMap{
 		"utc":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 		"rfc3339": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
@@ -117,7 +120,7 @@ var pages = func() map[string]*template.Template {
 		out[strings.TrimSuffix(path.Base(name), ".html")] = t
 	}
 	return out
-}()
+})
 
 // shortID shows a UUID's random tail: UUIDv7s made in one second share their head.
 func shortID(s string) string {
@@ -148,6 +151,7 @@ func New(api func(tenant string) continuity.API, opts Options) http.Handler {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	pages() // parsed now, when the server starts, rather than by its first request
 	h := &handler{api: api, opts: opts}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", h.page("sessions", h.sessions))
@@ -263,13 +267,13 @@ func (h *handler) keep(w http.ResponseWriter, r *http.Request, key string) {
 // render writes one page; a template that fails renders nothing of it.
 func (h *handler) render(w http.ResponseWriter, status int, name string, v view) {
 	var buf bytes.Buffer
-	if err := pages[name].ExecuteTemplate(&buf, "layout.html", v); err != nil {
+	if err := pages()[name].ExecuteTemplate(&buf, "layout.html", v); err != nil {
 		status = http.StatusInternalServerError
 		buf.Reset()
 		buf.WriteString("<!doctype html><title>baton status</title><p>The page could not be rendered.</p>\n")
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", csp)
+	w.Header().Set("Content-Security-Policy", csp())
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	w.Header().Set("Cache-Control", "no-store")

@@ -93,7 +93,7 @@ func ptr[T any](v T) *T { return &v }
 // keys authenticates keyA as tenant.
 func keys(t *testing.T) httpapi.Authenticator {
 	t.Helper()
-	return must(httpapi.ParseKeys(keyA+"="+tenant))
+	return must(httpapi.ParseKeys(keyA + "=" + tenant))
 }
 
 // serve mounts the page as httpapi.NewHandler does and returns its base URL.
