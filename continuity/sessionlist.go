@@ -45,22 +45,13 @@ func (s *Service) Sessions(ctx context.Context, tenant string, q SessionQuery) (
 	f := map[string]string{}
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
 	q.Project = trimField(f, "project", q.Project, 0, MaxFacetLen)
-	if q.Agent != "" {
-		if r := varErr(q.Agent, "agent"); r != "" {
-			f["agent"] = r
-		}
-	}
+	agentFilter(f, q.Agent)
 	for _, st := range q.States {
 		if _, err := st.MarshalText(); err != nil {
 			f["states"] = "must be live, implicitly_closed or explicitly_closed"
 		}
 	}
-	if q.Limit == 0 {
-		q.Limit = MaxSessions
-	}
-	if q.Limit < 1 || q.Limit > MaxSessions {
-		f["limit"] = "must be between 1 and " + strconv.Itoa(MaxSessions)
-	}
+	q.Limit = listLimit(f, q.Limit, MaxSessions)
 	if err := fieldsErr(f); err != nil {
 		return nil, err
 	}
@@ -101,4 +92,26 @@ func (s *Service) Sessions(ctx context.Context, tenant string, q SessionQuery) (
 // Sessions implements API.
 func (l *Local) Sessions(ctx context.Context, q SessionQuery) ([]SessionView, error) {
 	return l.svc.Sessions(ctx, l.tenant, q)
+}
+
+// agentFilter validates a listing's agent filter; "" matches any agent.
+func agentFilter(fields map[string]string, agent string) {
+	if agent == "" {
+		return
+	}
+	if r := varErr(agent, "agent"); r != "" {
+		fields["agent"] = r
+	}
+}
+
+// listLimit validates a listing's limit and returns it: 0 means max, else
+// 1 to max.
+func listLimit(fields map[string]string, limit, max int) int {
+	if limit == 0 {
+		return max
+	}
+	if limit < 1 || limit > max {
+		fields["limit"] = "must be between 1 and " + strconv.Itoa(max)
+	}
+	return limit
 }

@@ -452,29 +452,13 @@ func (t *tx) InsertRecord(ctx context.Context, r *continuity.Record) error {
 func (t *tx) Records(ctx context.Context, q continuity.RecordQuery) ([]continuity.Record, error) {
 	var ms []recordModel
 	sq := t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant)
-	if q.ByProject {
-		if q.Project == "" {
-			sq = sq.Where("project IS NULL")
-		} else {
-			sq = sq.Where("project = ?", q.Project)
-		}
-	}
-	if q.Agent != "" {
-		sq = sq.Where("agent = ?", q.Agent)
-	}
 	if q.SessionID != "" {
 		sq = sq.Where("session_id = ?", q.SessionID)
 	}
 	if len(q.Kinds) > 0 {
 		sq = sq.Where("kind IN (?)", bun.List(q.Kinds))
 	}
-	if q.Before != uuid.Nil {
-		sq = sq.Where("id < ?", q.Before)
-	}
-	sq = sq.OrderExpr("id DESC")
-	if q.Limit > 0 {
-		sq = sq.Limit(int64(q.Limit))
-	}
+	sq = newestFirst(sq, q.ByProject, q.Project, q.Agent, q.Before, q.Limit)
 	if err := sq.Scan(ctx); err != nil {
 		return nil, translate(err)
 	}
@@ -487,26 +471,34 @@ func (t *tx) Records(ctx context.Context, q continuity.RecordQuery) ([]continuit
 
 func (t *tx) Sessions(ctx context.Context, q continuity.SessionQuery) ([]continuity.Session, error) {
 	var ms []sessionModel
-	sq := t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant)
-	if q.ByProject {
-		if q.Project == "" {
-			sq = sq.Where("project IS NULL")
-		} else {
-			sq = sq.Where("project = ?", q.Project)
-		}
-	}
-	if q.Agent != "" {
-		sq = sq.Where("agent = ?", q.Agent)
-	}
-	if q.Before != uuid.Nil {
-		sq = sq.Where("id < ?", q.Before)
-	}
-	sq = sq.OrderExpr("id DESC")
-	if q.Limit > 0 {
-		sq = sq.Limit(int64(q.Limit))
-	}
+	sq := newestFirst(t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant), q.ByProject, q.Project, q.Agent, q.Before, q.Limit)
 	if err := sq.Scan(ctx); err != nil {
 		return nil, translate(err)
 	}
 	return sessions(ms)
+}
+
+// newestFirst adds the filters a listing of records or sessions shares:
+// the project (byProject: "" matches rows without one), the agent ("" any),
+// the keyset (ids below before; uuid.Nil from the newest), newest first, at
+// most limit (below 1: no limit).
+func newestFirst(sq *bun.SelectQuery, byProject bool, project, agent string, before uuid.UUID, limit int) *bun.SelectQuery {
+	if byProject {
+		if project == "" {
+			sq = sq.Where("project IS NULL")
+		} else {
+			sq = sq.Where("project = ?", project)
+		}
+	}
+	if agent != "" {
+		sq = sq.Where("agent = ?", agent)
+	}
+	if before != uuid.Nil {
+		sq = sq.Where("id < ?", before)
+	}
+	sq = sq.OrderExpr("id DESC")
+	if limit > 0 {
+		sq = sq.Limit(int64(limit))
+	}
+	return sq
 }
