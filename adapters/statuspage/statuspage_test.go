@@ -11,6 +11,8 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -568,3 +570,70 @@ func TestHomeBottles(t *testing.T) {
 }
 
 func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o600) }
+
+// TestDivergenceAgainstWorkDir: with WorkDir set, a record of its project
+// is compared with its HEAD (exact, advanced, diverged, different_context);
+// a record of another project stays unknown, saying why.
+func TestDivergenceAgainstWorkDir(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	root := t.TempDir()
+	t.Setenv("GIT_CEILING_DIRECTORIES", root)
+	dir := filepath.Join(root, "proj")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "init")
+	git(t, dir, "commit", "--allow-empty", "-m", "one")
+	one := git(t, dir, "rev-parse", "HEAD")
+	git(t, dir, "checkout", "-b", "side")
+	git(t, dir, "commit", "--allow-empty", "-m", "side")
+	side := git(t, dir, "rev-parse", "HEAD")
+	git(t, dir, "checkout", "main")
+	git(t, dir, "commit", "--allow-empty", "-m", "two")
+	two := git(t, dir, "rev-parse", "HEAD")
+
+	st, _ := sqltest.SQLite.New(t)
+	clock := storetest.NewClock()
+	f := &fixture{svc: continuity.New(st, continuity.WithClock(clock.Now)), clock: clock}
+	api := f.svc.For(tenant)
+	ctx := context.Background()
+	cases := []struct {
+		sid, project, commit, branch, want string
+	}{
+		{"exact", "proj", two, "main", `<span class="label exact">exact</span>`},
+		{"advanced", "proj", one, "main", `<span class="label advanced">advanced</span>`},
+		{"diverged", "proj", side, "main", `<span class="label diverged">diverged</span>`},
+		{"context", "proj", one, "side", `<span class="label different_context">different_context</span>`},
+		{"elsewhere", "other", two, "main", `<span class="label unknown">unknown</span> <span class="muted">(no work tree of its project here)</span>`},
+	}
+	for _, tc := range cases {
+		_ = must(api.SessionStart(ctx, continuity.StartParams{EventParams: ev("SessionStart", tc.sid), Source: continuity.SourceStartup, Project: tc.project}))
+		_ = must(api.PreCompact(ctx, continuity.PreCompactParams{EventParams: ev("PreCompact", tc.sid),
+			Episode: continuity.Episode{GitCommit: tc.commit, GitBranch: tc.branch}}))
+	}
+	base := f.serve(t, statuspage.Options{WorkDir: dir}, nil)
+	for _, tc := range cases {
+		wantIn(t, tc.sid, page(t, base+"session?agent=claude-code&id="+tc.sid), tc.want)
+	}
+	// Without WorkDir no record has a work tree here.
+	none := f.serve(t, statuspage.Options{}, nil)
+	wantIn(t, "no work dir", page(t, none+"session?agent=claude-code&id=exact"), `(no work tree of its project here)`)
+}
+
+// git runs git in dir with no global or system configuration and returns
+// its trimmed output.
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	base := []string{"-c", "user.name=baton test", "-c", "user.email=test@baton.invalid",
+		"-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"}
+	cmd := exec.Command("git", append(base, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
