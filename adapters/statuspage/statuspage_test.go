@@ -22,6 +22,7 @@ import (
 	"github.com/batonhq/baton/adapters/statuspage"
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/continuity/sqlstore"
 	"github.com/batonhq/baton/continuity/sqlstore/sqltest"
 	"github.com/batonhq/baton/continuity/storetest"
 )
@@ -59,9 +60,13 @@ func must[T any](v T, err error) T {
 // seed writes three conversations: s1 in project baton (a checkpoint, a
 // decision and a commitment attributed to it, a failure, a handover,
 // closed), s2 in project other (live), s3 in baton (lapsed).
-func seed(t *testing.T) *fixture {
+func seed(t testing.TB) *fixture {
 	t.Helper()
-	st, _ := sqltest.SQLite.New(t)
+	st, err := sqlstore.Open(context.Background(), filepath.Join(t.TempDir(), "baton.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
 	clock := storetest.NewClock()
 	svc := continuity.New(st, continuity.WithClock(clock.Now))
 	api := svc.For(tenant)
