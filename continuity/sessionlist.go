@@ -89,6 +89,47 @@ func (s *Service) Sessions(ctx context.Context, tenant string, q SessionQuery) (
 	return out, err
 }
 
+// SessionLedger returns the tenant's ledger lines of one session id,
+// oldest first, after the given line id (uuid.Nil for the start), at most
+// limit lines (1 to MaxLedgerRead): a conversation's timeline without
+// reading the rest of the ledger. Lines carry the session id, not the
+// agent; a receipt or lifecycle line names its agent in its fields.
+//
+// Errors: invalid, internal.
+func (s *Service) SessionLedger(ctx context.Context, tenant, sessionID string, after uuid.UUID, limit int) ([]LedgerEntry, error) {
+	f := map[string]string{}
+	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
+	sessionID = sessionIDField(f, "sessionId", sessionID, true)
+	return s.readLedger(ctx, f, tenant, sessionID, after, limit)
+}
+
+// readLedger validates limit beside the fields f already holds, then reads
+// the tenant's ledger: session's lines, or every line for "".
+func (s *Service) readLedger(ctx context.Context, f map[string]string, tenant, session string, after uuid.UUID, limit int) ([]LedgerEntry, error) {
+	if limit < 1 || limit > MaxLedgerRead {
+		f["limit"] = "must be between 1 and " + strconv.Itoa(MaxLedgerRead)
+	}
+	if err := fieldsErr(f); err != nil {
+		return nil, err
+	}
+	var out []LedgerEntry
+	err := s.store.Read(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		var err error
+		if session == "" {
+			out, err = tx.Ledger(ctx, after, limit)
+		} else {
+			out, err = tx.SessionLedger(ctx, session, after, limit)
+		}
+		return err
+	})
+	return out, err
+}
+
+// SessionLedger implements API.
+func (l *Local) SessionLedger(ctx context.Context, sessionID string, after uuid.UUID, limit int) ([]LedgerEntry, error) {
+	return l.svc.SessionLedger(ctx, l.tenant, sessionID, after, limit)
+}
+
 // Sessions implements API.
 func (l *Local) Sessions(ctx context.Context, q SessionQuery) ([]SessionView, error) {
 	return l.svc.Sessions(ctx, l.tenant, q)

@@ -164,4 +164,7 @@ type Tx interface {
 	// ignores q.States (the lease state is the service's rule). Rows are
 	// not locked.
 	Sessions(ctx context.Context, q SessionQuery) ([]Session, error)
+	// SessionLedger is Ledger restricted to the lines whose session is
+	// sessionID.
+	SessionLedger(ctx context.Context, sessionID string, after uuid.UUID, limit int) ([]LedgerEntry, error)
 }

@@ -433,3 +433,9 @@ func (c *Client) Sessions(ctx context.Context, q continuity.SessionQuery) ([]con
 	r, err := call[SessionList](ctx, c, "Sessions", nil, q)
 	return r.Items, err
 }
+
+// SessionLedger implements continuity.API.
+func (c *Client) SessionLedger(ctx context.Context, sessionID string, after uuid.UUID, limit int) ([]continuity.LedgerEntry, error) {
+	r, err := call[LedgerPage](ctx, c, "SessionLedger", nil, SessionLedgerQuery{SessionID: sessionID, After: after, Limit: limit})
+	return r.Items, err
+}

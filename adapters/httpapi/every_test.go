@@ -100,6 +100,11 @@ func TestEveryRouteAnswers(t *testing.T) {
 	must("records", err)
 	es, err := c.Ledger(ctx, uuid.Nil, 100)
 	must("ledger", err)
+	sl, err := c.SessionLedger(ctx, "s1", uuid.Nil, 100)
+	must("session ledger", err)
+	if len(sl) == 0 || len(sl) >= len(es) {
+		t.Fatalf("%d of the %d ledger lines are s1's", len(sl), len(es))
+	}
 	vs, err := c.Sessions(ctx, continuity.SessionQuery{ByProject: true, Project: "baton", States: []lease.State{lease.ExplicitlyClosed}})
 	must("sessions", err)
 	if len(vs) != 1 || vs[0].SessionID != "s1" || vs[0].State != lease.ExplicitlyClosed {

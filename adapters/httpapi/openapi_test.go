@@ -166,6 +166,7 @@ var summaries = map[string]string{
 	"SessionHistory": "a conversation's prompts and Stop excerpts, for degraded bottles",
 	"RecordPrompt":   "keep a user prompt for degraded bottles",
 	"Sessions":       "conversations with their lease state, newest first, filtered by project, agent and state",
+	"SessionLedger":  "one session id's ledger lines, oldest first",
 }
 
 var pathValue = regexp.MustCompile(`\{([^}]+)\}`)

@@ -238,6 +238,11 @@ var routes = []route{
 			vs, err := api.Sessions(ctx, q)
 			return SessionList{Items: orEmpty(vs)}, err
 		}),
+	endpoint("SessionLedger", get, "/api/v1/ledger/session", http.StatusOK, 0, nil,
+		func(ctx context.Context, api continuity.API, q SessionLedgerQuery, _ func(string) string) (LedgerPage, error) {
+			es, err := api.SessionLedger(ctx, q.SessionID, q.After, q.Limit)
+			return LedgerPage{Items: orEmpty(es)}, err
+		}),
 }
 
 // transition returns the route of a memory status transition.

@@ -121,18 +121,18 @@ func (h *handler) session(ctx context.Context, api continuity.API, q url.Values,
 	return "Session " + sid, p, nil
 }
 
-// timeline reads the ledger and keeps the conversation's lines: those of
-// its session id whose agent, when a line names one, is its agent.
+// timeline reads the conversation's ledger lines: those of its session id
+// whose agent, when a line names one, is its agent.
 func timeline(ctx context.Context, api continuity.API, agent, sid string) ([]line, bool, error) {
 	var out []line
 	after := uuid.Nil
 	for range maxLedgerReads {
-		es, err := api.Ledger(ctx, after, continuity.MaxLedgerRead)
+		es, err := api.SessionLedger(ctx, sid, after, continuity.MaxLedgerRead)
 		if err != nil {
 			return nil, false, err
 		}
 		for _, e := range es {
-			if e.Session != sid || e.Fields["agent"] != "" && e.Fields["agent"] != agent {
+			if e.Fields["agent"] != "" && e.Fields["agent"] != agent {
 				continue
 			}
 			l := line{LedgerEntry: e, Class: "lifecycle"}

@@ -75,7 +75,7 @@ const (
 	// MaxBottleBytes bounds the bottle text one session page shows.
 	MaxBottleBytes = 1 << 20
 	// maxLedgerReads bounds the ledger reads (of continuity.MaxLedgerRead
-	// lines each) one session page makes to find its conversation's lines.
+	// lines each) one session page makes of its conversation's lines.
 	maxLedgerReads = 10
 )
 

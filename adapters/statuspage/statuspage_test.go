@@ -275,6 +275,10 @@ func TestSessionPage(t *testing.T) {
 		}
 		return []byte(b), nil
 	}
+	// Another agent's conversation under the same session id: its lines
+	// are not this conversation's.
+	_ = must(f.api.SessionStart(context.Background(), continuity.StartParams{EventParams: continuity.EventParams{Provider: "codex",
+		ProviderEvent: "SessionStart", Agent: "codex", SessionID: "s1"}, Source: continuity.SourceStartup}))
 	base := f.serve(t, statuspage.Options{Bottles: read}, nil)
 	resp, body := get(t, base+"session?agent=claude-code&id=s1", keyA)
 	if resp.StatusCode != http.StatusOK {
@@ -358,7 +362,7 @@ The user wrote &lt;script&gt;window.pwned=1&lt;/script&gt;&lt;img src=x onerror=
 		status int
 	}{
 		{"session?agent=claude-code&id=nope", http.StatusNotFound},
-		{"session?agent=codex&id=s1", http.StatusNotFound},
+		{"session?agent=gemini&id=s1", http.StatusNotFound},
 		{"session?agent=Claude&id=s1", http.StatusBadRequest},
 		{"session?id=s1", http.StatusBadRequest},
 	} {

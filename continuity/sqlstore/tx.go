@@ -202,8 +202,16 @@ func (t *tx) AppendLedger(ctx context.Context, keep int, entries ...continuity.L
 }
 
 func (t *tx) Ledger(ctx context.Context, after uuid.UUID, limit int) ([]continuity.LedgerEntry, error) {
+	return t.ledger(ctx, "", after, limit)
+}
+
+// ledger reads the lines of session ("" for every line).
+func (t *tx) ledger(ctx context.Context, session string, after uuid.UUID, limit int) ([]continuity.LedgerEntry, error) {
 	var ms []ledgerModel
 	q := t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant)
+	if session != "" {
+		q = q.Where(`"session" = ?`, session)
+	}
 	if after != uuid.Nil {
 		q = q.Where("id > ?", after)
 	}
@@ -501,4 +509,11 @@ func newestFirst(sq *bun.SelectQuery, byProject bool, project, agent string, bef
 		sq = sq.Limit(int64(limit))
 	}
 	return sq
+}
+
+func (t *tx) SessionLedger(ctx context.Context, sessionID string, after uuid.UUID, limit int) ([]continuity.LedgerEntry, error) {
+	if sessionID == "" {
+		return []continuity.LedgerEntry{}, nil // "" is no session: a line without one belongs to none
+	}
+	return t.ledger(ctx, sessionID, after, limit)
 }

@@ -28,6 +28,7 @@
 //	txerrors.go    every Tx method returns baton's codes itself, inside the transaction
 //	txcontract.go  every Store and Tx method on its own: results, order, limits, codes, tenancy
 //	sessionlist.go Tx.Sessions's contract case; Service.Sessions's lease-state filter at each boundary
+//	sessionledger.go Tx.SessionLedger's contract case; Service.SessionLedger
 //	concurrency.go goroutines and OS processes writing one store
 //	scenarios.go   RunScenarios: hook events through continuity.API alone, for every implementation of it
 package storetest

@@ -59,6 +59,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("TxContract", func(t *testing.T) { testTxContract(t, h) })
 	t.Run("ProvisionalPreCompact", func(t *testing.T) { testProvisionalPreCompact(t, h) })
 	t.Run("SessionList", func(t *testing.T) { testSessionList(t, h) })
+	t.Run("SessionLedger", func(t *testing.T) { testSessionLedger(t, h) })
 }
 
 // Clock is a settable test clock, safe for concurrent use.
