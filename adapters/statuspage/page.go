@@ -9,9 +9,11 @@ import (
 	"errors"
 	"html/template"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -188,7 +190,7 @@ func (h *handler) page(name string, load loader) http.HandlerFunc {
 			return
 		case err != nil:
 			w.Header().Set("WWW-Authenticate", `Bearer realm="baton"`)
-			h.render(w, http.StatusUnauthorized, "login", view{Title: "A key is required", Keyless: h.opts.Keyless})
+			h.render(w, http.StatusUnauthorized, "login", view{Title: "A key is required", Keyless: h.opts.Keyless, Data: kept(r.URL.Query())})
 			return
 		case key != "":
 			h.keep(w, r, key)
@@ -226,23 +228,37 @@ func (h *handler) authenticate(r *http.Request) (tenant, key string, err error) 
 	if h.opts.Authenticator == nil {
 		return "", "", errors.New("no authenticator")
 	}
-	as := r
-	if k := r.URL.Query().Get("key"); k != "" {
-		key = k
+	presented, given := "", r.URL.Query().Get("key")
+	if given != "" {
+		presented = given
 	} else if c, err := r.Cookie(cookieName); err == nil && c.Value != "" {
-		k, _ := url.QueryUnescape(c.Value)
-		key = k
-		defer func() { key = "" }()
+		presented, _ = url.QueryUnescape(c.Value)
 	}
-	if key != "" {
+	as := r
+	if presented != "" {
 		as = r.Clone(r.Context())
-		as.Header.Set("Authorization", "Bearer "+key)
+		as.Header.Set("Authorization", "Bearer "+presented)
 	}
 	tenant, err = h.opts.Authenticator.Authenticate(as)
 	if err != nil {
 		return "", "", err
 	}
-	return tenant, key, nil
+	return tenant, given, nil
+}
+
+// kept lists a query's parameters but the key, which the login form
+// sends again beside the key: a GET form replaces the whole query.
+func kept(q url.Values) []field {
+	var out []field
+	for _, k := range slices.Sorted(maps.Keys(q)) {
+		if k == "key" {
+			continue
+		}
+		for _, v := range q[k] {
+			out = append(out, field{k, v})
+		}
+	}
+	return out
 }
 
 // keep sets the cookie holding key and redirects to the URL without it,

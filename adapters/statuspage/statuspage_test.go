@@ -495,7 +495,11 @@ func TestAuthentication(t *testing.T) {
 				t.Errorf("%q with key %q: %d", path, key, resp.StatusCode)
 			}
 			wantIn(t, "the 401", body, `<input type="password" name="key"`)
-			wantNotIn(t, "the 401", body, "tenant-a", "s1", "pwned", "<meta http-equiv=\"refresh\"")
+			wantNotIn(t, "the 401", body, "tenant-a", "Ship the lease rules", "pwned", "<meta http-equiv=\"refresh\"", `name="key" value=`)
+			if path == "session?agent=claude-code&id=s1" {
+				// The form sends the page's query again beside the key.
+				wantIn(t, "the session page's 401", body, `<input type="hidden" name="agent" value="claude-code">`, `<input type="hidden" name="id" value="s1">`)
+			}
 		}
 		if resp, _ := get(t, base+path+sep(path)+"key=wrong", ""); resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("%q with a wrong ?key=: %d", path, resp.StatusCode)
