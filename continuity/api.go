@@ -84,6 +84,12 @@ type API interface {
 	// Doctor reports whether what lifecycle events derive is being
 	// written (see Service.Doctor). Errors: internal.
 	Doctor(ctx context.Context) (DoctorReport, error)
+	// Sessions lists conversations with their lease state, newest first:
+	// the status page's listing. Errors: invalid.
+	Sessions(ctx context.Context, q SessionQuery) ([]SessionView, error)
+	// SessionLedger reads the ledger lines of one session id, oldest
+	// first: a conversation's timeline. Errors: invalid.
+	SessionLedger(ctx context.Context, sessionID string, after uuid.UUID, limit int) ([]LedgerEntry, error)
 }
 
 // Local is the API of one tenant over a Service: the local implementation.

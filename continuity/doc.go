@@ -35,6 +35,7 @@
 //	records.go   checkpoints and handovers (Record), derived from the last prompt and excerpt
 //	service.go   Service, options, the clock
 //	sessions.go  Open, Heartbeat, Close, Compact, Clear, Session, Sweep: the lifecycle matrix
+//	sessionlist.go Sessions: conversations with their lease state, filtered by project, agent and state; SessionLedger
 //	ledger.go    Receive, AppendReceipt, AppendEvent, Ledger: receipts and bounded retention
 //	memory.go    Remember, Revise, Resolve, Unresolve, Archive, Import; attribution; RunEvents
 //	triage.go    TriageBegin, TriageComplete, Debrief

@@ -159,17 +159,5 @@ const MaxLedgerRead = 1000
 func (s *Service) Ledger(ctx context.Context, tenant string, after uuid.UUID, limit int) ([]LedgerEntry, error) {
 	f := map[string]string{}
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
-	if limit < 1 || limit > MaxLedgerRead {
-		f["limit"] = "must be between 1 and " + strconv.Itoa(MaxLedgerRead)
-	}
-	if err := fieldsErr(f); err != nil {
-		return nil, err
-	}
-	var out []LedgerEntry
-	err := s.store.Read(ctx, tenant, func(ctx context.Context, tx Tx) error {
-		var err error
-		out, err = tx.Ledger(ctx, after, limit)
-		return err
-	})
-	return out, err
+	return s.readLedger(ctx, f, tenant, "", after, limit)
 }

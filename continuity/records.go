@@ -2,7 +2,6 @@ package continuity
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"time"
 
@@ -199,21 +198,12 @@ func (s *Service) Records(ctx context.Context, tenant string, q RecordQuery) ([]
 	f := map[string]string{}
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
 	q.Project = trimField(f, "project", q.Project, 0, MaxFacetLen)
-	if q.Agent != "" {
-		if r := varErr(q.Agent, "agent"); r != "" {
-			f["agent"] = r
-		}
-	}
+	agentFilter(f, q.Agent)
 	q.SessionID = sessionIDField(f, "sessionId", q.SessionID, false)
 	for _, k := range q.Kinds {
 		oneOf(f, "kinds", string(k), string(RecordCheckpoint), string(RecordHandover))
 	}
-	if q.Limit == 0 {
-		q.Limit = MaxRecords
-	}
-	if q.Limit < 1 || q.Limit > MaxRecords {
-		f["limit"] = "must be between 1 and " + strconv.Itoa(MaxRecords)
-	}
+	q.Limit = listLimit(f, q.Limit, MaxRecords)
 	if err := fieldsErr(f); err != nil {
 		return nil, err
 	}

@@ -223,4 +223,12 @@ type Tx interface {
 	PruneLedger(ctx context.Context, before time.Time, limit int) (int, error)
 	// PrunePrompts is PruneLedger for the tenant's kept prompts, by At.
 	PrunePrompts(ctx context.Context, before time.Time, limit int) (int, error)
+	// Sessions lists the session rows matching q's ByProject, Project,
+	// Agent and Before, newest (highest id) first, at most q.Limit; it
+	// ignores q.States (the lease state is the service's rule). Rows are
+	// not locked.
+	Sessions(ctx context.Context, q SessionQuery) ([]Session, error)
+	// SessionLedger is Ledger restricted to the lines whose session is
+	// sessionID.
+	SessionLedger(ctx context.Context, sessionID string, after uuid.UUID, limit int) ([]LedgerEntry, error)
 }

@@ -244,6 +244,9 @@ func wireCases() []struct {
 		{"Finding/least", continuity.Finding{Check: continuity.CheckTooFewSessions, Severity: continuity.SeverityInfo, Sentence: "1 session recorded."}},
 		{"Finding/full", continuity.Finding{Check: continuity.CheckUnclaimedBottle, Severity: continuity.SeverityWarning, Sentence: "A bottle was never claimed.",
 			Project: "baton", Agent: "claude-code", SessionID: "s-1"}},
+		{"SessionQuery/least", continuity.SessionQuery{}},
+		{"SessionQuery/full", continuity.SessionQuery{ByProject: true, Project: "baton", Agent: "claude-code",
+			States: []lease.State{lease.Live, lease.ExplicitlyClosed}, Before: wEvent, Limit: 10}},
 
 		{"Error/not_found", continuity.Error{Code: continuity.CodeNotFound, Message: "no such session", Err: errors.New("sql: no rows")}},
 		{"Error/invalid", *continuity.Invalid("sessionRunId", "must be a UUID")},

@@ -432,3 +432,15 @@ func (c *Client) RecordPrompt(ctx context.Context, agent, sessionID, text string
 func (c *Client) Doctor(ctx context.Context) (continuity.DoctorReport, error) {
 	return call[continuity.DoctorReport](ctx, c, "Doctor", nil, nil)
 }
+
+// Sessions implements continuity.API.
+func (c *Client) Sessions(ctx context.Context, q continuity.SessionQuery) ([]continuity.SessionView, error) {
+	r, err := call[SessionList](ctx, c, "Sessions", nil, q)
+	return r.Items, err
+}
+
+// SessionLedger implements continuity.API.
+func (c *Client) SessionLedger(ctx context.Context, sessionID string, after uuid.UUID, limit int) ([]continuity.LedgerEntry, error) {
+	r, err := call[LedgerPage](ctx, c, "SessionLedger", nil, SessionLedgerQuery{SessionID: sessionID, After: after, Limit: limit})
+	return r.Items, err
+}

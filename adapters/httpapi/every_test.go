@@ -10,6 +10,7 @@ import (
 	"github.com/batonhq/baton/continuity"
 	"github.com/batonhq/baton/continuity/sqlstore/sqltest"
 	"github.com/batonhq/baton/continuity/storetest"
+	"github.com/batonhq/baton/lease"
 	"github.com/google/uuid"
 )
 
@@ -103,6 +104,16 @@ func TestEveryRouteAnswers(t *testing.T) {
 	must("doctor", err)
 	if len(rs) != 2 || len(es) == 0 || report.Sessions != 1 || len(report.Findings) != 1 || report.Findings[0].Check != continuity.CheckTooFewSessions {
 		t.Fatalf("%d records, %d ledger lines and a doctor's report of %d sessions read back", len(rs), len(es), report.Sessions)
+	}
+	sl, err := c.SessionLedger(ctx, "s1", uuid.Nil, 100)
+	must("session ledger", err)
+	if len(sl) == 0 || len(sl) >= len(es) {
+		t.Fatalf("%d of the %d ledger lines are s1's", len(sl), len(es))
+	}
+	vs, err := c.Sessions(ctx, continuity.SessionQuery{ByProject: true, Project: "baton", States: []lease.State{lease.ExplicitlyClosed}})
+	must("sessions", err)
+	if len(vs) != 1 || vs[0].SessionID != "s1" || vs[0].State != lease.ExplicitlyClosed {
+		t.Fatalf("sessions = %+v", vs)
 	}
 
 	for i := range routes {

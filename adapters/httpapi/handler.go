@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/batonhq/baton/adapters/statuspage"
 	"github.com/batonhq/baton/continuity"
 	"github.com/google/uuid"
 )
@@ -31,6 +32,10 @@ type Options struct {
 	// duration, never a body, a query or a tenant's content. Nil logs
 	// nothing.
 	Logger *slog.Logger
+	// Status, when set, serves the read-only status page under /status/
+	// (see package statuspage), behind Authenticator unless it names its
+	// own.
+	Status *statuspage.Options
 }
 
 // handler serves the route table.
@@ -55,6 +60,20 @@ func NewHandler(api func(tenant string) continuity.API, opts Options) http.Handl
 	for i := range served {
 		rt := &served[i]
 		mux.Handle(rt.pattern(), h.observe(rt.pattern(), func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, rt) }))
+	}
+	if opts.Status != nil {
+		so := *opts.Status
+		if so.Authenticator == nil && opts.Authenticator != nil {
+			so.Authenticator = opts.Authenticator
+		}
+		page := http.StripPrefix("/status", statuspage.New(api, so))
+		mux.Handle("GET /status/", h.observe("GET /status/", page.ServeHTTP))
+		mux.Handle("GET /status", h.observe("GET /status", func(w http.ResponseWriter, r *http.Request) {
+			// Relative, so it holds under whatever prefix the handler is mounted.
+			// (http.Redirect would make it absolute from the stripped path.)
+			w.Header().Set("Location", "status/")
+			w.WriteHeader(http.StatusMovedPermanently)
+		}))
 	}
 	mux.Handle("/", h.observe("unmatched", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, ErrorBody{Error: continuity.Errorf(continuity.CodeNotFound, "no such route")})

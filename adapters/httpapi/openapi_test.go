@@ -179,6 +179,8 @@ var summaries = map[string]string{
 	"Doctor":         "findings about what baton has and has not written, with a severity and a sentence each",
 	"Export":         "every row the tenant owns, streamed in the export format (JSON lines)",
 	"Erase":          "erase every row of the administered tenant, in bounded batches; resumable (an administrator's key)",
+	"Sessions":       "conversations with their lease state, newest first, filtered by project, agent and state",
+	"SessionLedger":  "one session id's ledger lines, oldest first",
 }
 
 var pathValue = regexp.MustCompile(`\{([^}]+)\}`)

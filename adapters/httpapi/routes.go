@@ -241,6 +241,17 @@ var routes = []route{
 		func(ctx context.Context, api continuity.API, _ none, _ func(string) string) (continuity.DoctorReport, error) {
 			return api.Doctor(ctx)
 		}),
+	// The status page's listing.
+	endpoint("Sessions", get, "/api/v1/agent-sessions/list", http.StatusOK, 0, nil,
+		func(ctx context.Context, api continuity.API, q continuity.SessionQuery, _ func(string) string) (SessionList, error) {
+			vs, err := api.Sessions(ctx, q)
+			return SessionList{Items: orEmpty(vs)}, err
+		}),
+	endpoint("SessionLedger", get, "/api/v1/ledger/session", http.StatusOK, 0, nil,
+		func(ctx context.Context, api continuity.API, q SessionLedgerQuery, _ func(string) string) (LedgerPage, error) {
+			es, err := api.SessionLedger(ctx, q.SessionID, q.After, q.Limit)
+			return LedgerPage{Items: orEmpty(es)}, err
+		}),
 }
 
 // transition returns the route of a memory status transition.

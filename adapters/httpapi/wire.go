@@ -78,6 +78,20 @@ type RecordList struct {
 	Items []continuity.Record `json:"items"`
 }
 
+// SessionLedgerQuery reads one session id's ledger lines after a line
+// (absent: from the start), at most Limit lines (1 to
+// continuity.MaxLedgerRead).
+type SessionLedgerQuery struct {
+	SessionID string    `json:"sessionId"`
+	After     uuid.UUID `json:"after,omitzero"`
+	Limit     int       `json:"limit,omitempty"`
+}
+
+// SessionList is conversations with their lease state, newest first.
+type SessionList struct {
+	Items []continuity.SessionView `json:"items"`
+}
+
 // orEmpty returns s, or an empty slice for nil, so a list answers [] and
 // never null.
 func orEmpty[T any](s []T) []T {

@@ -201,8 +201,16 @@ func (t *tx) AppendLedger(ctx context.Context, keep int, entries ...continuity.L
 }
 
 func (t *tx) Ledger(ctx context.Context, after uuid.UUID, limit int) ([]continuity.LedgerEntry, error) {
+	return t.ledger(ctx, "", after, limit)
+}
+
+// ledger reads the lines of session ("" for every line).
+func (t *tx) ledger(ctx context.Context, session string, after uuid.UUID, limit int) ([]continuity.LedgerEntry, error) {
 	var ms []ledgerModel
 	q := t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant)
+	if session != "" {
+		q = q.Where(`"session" = ?`, session)
+	}
 	if after != uuid.Nil {
 		q = q.Where("id > ?", after)
 	}
@@ -418,29 +426,13 @@ func (t *tx) InsertRecord(ctx context.Context, r *continuity.Record) error {
 func (t *tx) Records(ctx context.Context, q continuity.RecordQuery) ([]continuity.Record, error) {
 	var ms []recordModel
 	sq := t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant)
-	if q.ByProject {
-		if q.Project == "" {
-			sq = sq.Where("project IS NULL")
-		} else {
-			sq = sq.Where("project = ?", q.Project)
-		}
-	}
-	if q.Agent != "" {
-		sq = sq.Where("agent = ?", q.Agent)
-	}
 	if q.SessionID != "" {
 		sq = sq.Where("session_id = ?", q.SessionID)
 	}
 	if len(q.Kinds) > 0 {
 		sq = sq.Where("kind IN (?)", bun.List(q.Kinds))
 	}
-	if q.Before != uuid.Nil {
-		sq = sq.Where("id < ?", q.Before)
-	}
-	sq = sq.OrderExpr("id DESC")
-	if q.Limit > 0 {
-		sq = sq.Limit(int64(q.Limit))
-	}
+	sq = newestFirst(sq, q.ByProject, q.Project, q.Agent, q.Before, q.Limit)
 	if err := sq.Scan(ctx); err != nil {
 		return nil, translate(err)
 	}
@@ -449,4 +441,45 @@ func (t *tx) Records(ctx context.Context, q continuity.RecordQuery) ([]continuit
 		out[i] = ms[i].record()
 	}
 	return out, nil
+}
+
+func (t *tx) Sessions(ctx context.Context, q continuity.SessionQuery) ([]continuity.Session, error) {
+	var ms []sessionModel
+	sq := newestFirst(t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant), q.ByProject, q.Project, q.Agent, q.Before, q.Limit)
+	if err := sq.Scan(ctx); err != nil {
+		return nil, translate(err)
+	}
+	return sessions(ms)
+}
+
+// newestFirst adds the filters a listing of records or sessions shares:
+// the project (byProject: "" matches rows without one), the agent ("" any),
+// the keyset (ids below before; uuid.Nil from the newest), newest first, at
+// most limit (below 1: no limit).
+func newestFirst(sq *bun.SelectQuery, byProject bool, project, agent string, before uuid.UUID, limit int) *bun.SelectQuery {
+	if byProject {
+		if project == "" {
+			sq = sq.Where("project IS NULL")
+		} else {
+			sq = sq.Where("project = ?", project)
+		}
+	}
+	if agent != "" {
+		sq = sq.Where("agent = ?", agent)
+	}
+	if before != uuid.Nil {
+		sq = sq.Where("id < ?", before)
+	}
+	sq = sq.OrderExpr("id DESC")
+	if limit > 0 {
+		sq = sq.Limit(int64(limit))
+	}
+	return sq
+}
+
+func (t *tx) SessionLedger(ctx context.Context, sessionID string, after uuid.UUID, limit int) ([]continuity.LedgerEntry, error) {
+	if sessionID == "" {
+		return []continuity.LedgerEntry{}, nil // "" is no session: a line without one belongs to none
+	}
+	return t.ledger(ctx, sessionID, after, limit)
 }

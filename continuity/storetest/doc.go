@@ -27,6 +27,8 @@
 //	grants.go      the runtime role's exact grants, tried as the role; trims bounded to the tenant
 //	txerrors.go    every Tx method returns baton's codes itself, inside the transaction
 //	txcontract.go  every Store and Tx method on its own: results, order, limits, codes, tenancy
+//	sessionlist.go Tx.Sessions's contract case; Service.Sessions's lease-state filter at each boundary
+//	sessionledger.go Tx.SessionLedger's contract case; Service.SessionLedger
 //	concurrency.go goroutines and OS processes writing one store
 //	scenarios.go   RunScenarios: hook events through continuity.API alone, for every implementation of it
 //	doctor.go      the doctor: the episode-lifecycle ADR's outage end to end, each check at its thresholds

@@ -62,6 +62,8 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Export", func(t *testing.T) { testExport(t, h) })
 	t.Run("Erase", func(t *testing.T) { testErase(t, h) })
 	t.Run("Retention", func(t *testing.T) { testRetention(t, h) })
+	t.Run("SessionList", func(t *testing.T) { testSessionList(t, h) })
+	t.Run("SessionLedger", func(t *testing.T) { testSessionLedger(t, h) })
 }
 
 // Clock is a settable test clock, safe for concurrent use.
