@@ -52,6 +52,9 @@ var notOnWire = map[string]string{
 	"continuity.BriefingPolicy": "service configuration (WithBriefingPolicy)",
 	"continuity.MemoryQuery":    "a Tx query; the HTTP briefing and memory routes take their own params",
 	"lease.Policy":              "service configuration (WithLeasePolicy, LeasePolicy)",
+	"continuity.Worker":         "the cross-tenant worker itself; no exported fields",
+	"continuity.RowRef":         "a Store discovery result, used in-process by the worker",
+	"continuity.CloserClaim":    "a Tx parameter of the closer's claim, in-process",
 }
 
 var (
@@ -85,7 +88,8 @@ func wireCases() []struct {
 	fullRow := continuity.Session{ID: wRun, Tenant: "acme", Agent: "claude-code", SessionID: "s-1", Source: continuity.SourceResume,
 		Project: "baton", Scope: "core", Selector: sel, OpenedAt: wT0, LastSeenAt: wT1, ClosedAt: ptr(wT1),
 		ActivationEpoch: 2, StopCount: 4, ActivatedAt: wT1, ActivationStops: 1, Compactions: 1, TriageStatus: string(triage.Completed), TriageAttemptID: wAttempt,
-		TriagedEventIDs: []uuid.UUID{wEvent}, BriefingDeliveredAt: ptr(wT0), BriefedMemories: briefed, LastMessageExcerpt: "Done."}
+		TriagedEventIDs: []uuid.UUID{wEvent}, BriefingDeliveredAt: ptr(wT0), BriefedMemories: briefed, LastMessageExcerpt: "Done.",
+		CloserNextAt: ptr(wT1), CloserFailures: 2}
 	ev := continuity.EventParams{Provider: "claude-code", ProviderEvent: "SessionStart", Agent: "claude-code", SessionID: "s-1"}
 	evFull := ev
 	evFull.LocalFailure = "internal: the bottle could not be written"
@@ -220,6 +224,10 @@ func wireCases() []struct {
 		{"RecordQuery/least", continuity.RecordQuery{}},
 		{"RecordQuery/full", continuity.RecordQuery{ByProject: true, Project: "baton", Agent: "claude-code", SessionID: "s-1",
 			Kinds: []continuity.RecordKind{continuity.RecordHandover}, Before: wEvent, Limit: 10}},
+
+		{"WorkerResult/least", continuity.WorkerResult{}},
+		{"WorkerResult/full", continuity.WorkerResult{Swept: 3, Claimed: 2, Finished: 1, Failed: 1, Abandoned: 1, Resolved: 4, Skipped: 5,
+			Usage: continuity.JudgeUsage{InputTokens: 900, OutputTokens: 40, CostMicroUSD: 1200}}},
 
 		{"Error/not_found", continuity.Error{Code: continuity.CodeNotFound, Message: "no such session", Err: errors.New("sql: no rows")}},
 		{"Error/invalid", *continuity.Invalid("sessionRunId", "must be a UUID")},

@@ -48,6 +48,10 @@ var runtimeGrants = map[string][]string{
 
 	"baton_trim_ledger(integer)":                    {"EXECUTE"},
 	"baton_trim_stop_excerpts(text, text, integer)": {"EXECUTE"},
+	// The worker's discovery: (tenant, row id) pairs across tenants,
+	// through SECURITY DEFINER functions (migration 006).
+	"baton_lapsed(timestamp with time zone, integer)":     {"EXECUTE"},
+	"baton_closer_due(timestamp with time zone, integer)": {"EXECUTE"},
 }
 
 func testGrants(t *testing.T, h Harness) {

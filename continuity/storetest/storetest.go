@@ -58,6 +58,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Scenarios", func(t *testing.T) { RunScenarios(t, LocalScenarios(h)) })
 	t.Run("TxContract", func(t *testing.T) { testTxContract(t, h) })
 	t.Run("ProvisionalPreCompact", func(t *testing.T) { testProvisionalPreCompact(t, h) })
+	t.Run("Worker", func(t *testing.T) { testWorker(t, h) })
 }
 
 // Clock is a settable test clock, safe for concurrent use.
