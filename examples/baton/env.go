@@ -32,6 +32,8 @@ type Env struct {
 	HookRole string
 	// StopNudge is $BATON_STOP_NUDGE=1: the Stop hook's triage nudge.
 	StopNudge bool
+	// Closer is $BATON_CLOSER=1: the worker runs the resolve-only closer.
+	Closer bool
 
 	// noHome says why Home is empty: the platform has no home directory.
 	noHome error
@@ -44,7 +46,8 @@ type Env struct {
 func EnvFromOS() *Env {
 	env := &Env{Home: os.Getenv("BATON_HOME"), DSN: os.Getenv("BATON_DSN"), Tenant: os.Getenv("BATON_TENANT"),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		HookRole: os.Getenv("BATON_HOOK_ROLE"), StopNudge: os.Getenv("BATON_STOP_NUDGE") == "1"}
+		HookRole: os.Getenv("BATON_HOOK_ROLE"), StopNudge: os.Getenv("BATON_STOP_NUDGE") == "1",
+		Closer: os.Getenv("BATON_CLOSER") == "1"}
 	if env.Home == "" {
 		if h, err := os.UserHomeDir(); err != nil {
 			env.noHome = err
@@ -77,7 +80,21 @@ func (e *Env) home() (string, error) {
 // returns through the bindings (see newParser), the demo calls it for its
 // own temporary home.
 func (e *Env) Open(ctx context.Context, opts ...continuity.Option) (continuity.API, func(), error) {
-	dsn := e.DSN
+	svc, done, err := e.OpenService(ctx, "", opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return svc.For(e.Tenant), done, nil
+}
+
+// OpenService opens the store named by dsn, else by the DSN (baton.db in
+// Home by default), and returns the service over it, bound to no tenant
+// (the worker and the server serve every tenant), and the function that
+// closes the store.
+func (e *Env) OpenService(ctx context.Context, dsn string, opts ...continuity.Option) (*continuity.Service, func(), error) {
+	if dsn == "" {
+		dsn = e.DSN
+	}
 	if dsn == "" {
 		home, err := e.home()
 		if err != nil {
@@ -89,7 +106,7 @@ func (e *Env) Open(ctx context.Context, opts ...continuity.Option) (continuity.A
 	if err != nil {
 		return nil, nil, err
 	}
-	return continuity.New(st, opts...).For(e.Tenant), func() { st.Close() }, nil
+	return continuity.New(st, opts...), func() { st.Close() }, nil
 }
 
 // lazyStore opens env's store when a command first takes the API, so the

@@ -47,6 +47,7 @@ type CLI struct {
 	Install   InstallCmd   `cmd:"" help:"Register baton's hooks in a harness's configuration."`
 	Uninstall UninstallCmd `cmd:"" help:"Remove baton's hooks from a harness's configuration."`
 	Version   VersionCmd   `cmd:"" help:"Print baton's version."`
+	Worker    WorkerCmd    `cmd:"" help:"Sweep lapsed sessions of every tenant, and run the resolve-only closer when BATON_CLOSER=1."`
 }
 
 // defaultAgent is the agent the commands' bottles and runner default to.
