@@ -522,6 +522,7 @@ func (s *Service) Sweep(ctx context.Context, tenant string, limit int) (SweepRes
 		if err != nil {
 			return err
 		}
+		var lines []LedgerEntry
 		for i := range rows {
 			row := &rows[i]
 			if !s.lease.Sweepable(lease.Row{LastSeenAt: row.LastSeenAt, ClosedAt: row.ClosedAt}, now) {
@@ -531,14 +532,13 @@ func (s *Service) Sweep(ctx context.Context, tenant string, limit int) (SweepRes
 			if err := tx.UpdateSession(ctx, row); err != nil {
 				return err
 			}
-			if err := tx.AppendLedger(ctx, s.ledgerKeep, s.entry(EventSessionSwept, now, row, map[string]string{
+			lines = append(lines, s.entry(EventSessionSwept, now, row, map[string]string{
 				"epoch": strconv.Itoa(row.ActivationEpoch),
-			})); err != nil {
-				return err
-			}
+			}))
 			res.Swept = append(res.Swept, row.ID)
 		}
-		return nil
+		// One append (and one retention trim) for the whole batch.
+		return tx.AppendLedger(ctx, s.ledgerKeep, lines...)
 	})
 	return res, err
 }

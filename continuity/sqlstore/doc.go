@@ -13,7 +13,9 @@
 // own grant: SECURITY DEFINER functions owned by the migrating user, bounded
 // to the transaction's tenant and the keep count, that only the runtime role
 // may execute. A non-privileged login should be a member of baton_runtime,
-// not the tables' owner.
+// not the tables' owner. The worker finds its work across tenants the same
+// way (migration 006): SECURITY DEFINER functions that return only (tenant,
+// row id) pairs, after which each row is worked in its tenant's transaction.
 //
 // Open says what stops it from using Postgres (database or schema missing,
 // authentication failed, server unreachable) with a code, never the
@@ -35,6 +37,8 @@
 //	grants.go      the runtime role's grants, read and tried for storetest
 //	models.go      bun models and their mapping to continuity types
 //	tx.go          the continuity.Tx methods
+//	worker.go      the worker's discovery across tenants (Lapsed, CloserDue) and its claim (TrySessionByID, ClaimCloser)
+//	workerbench/   go run ./continuity/sqlstore/workerbench: the worker sweeping 100k rows of 100 tenants on Postgres
 //	schema.go      CreateSchema, DropSchema: Postgres schemas for tests or separated tenants
 //	migrations/    the SQL, one source for both dialects
 //	sqltest/       test stores: SQLite always, a fresh Postgres schema when a DSN is set
