@@ -293,6 +293,18 @@ func (w *Worker) claim(ctx context.Context, ref RowRef) (c claim, skipped bool, 
 			row.CloserNextAt = nil
 			return tx.UpdateSession(ctx, row)
 		}
+		if visible.truncated {
+			// More events than the ceiling: the run is overflowed, for
+			// good, and no judge is asked about a listing it cannot see
+			// whole.
+			row.TriageStatus, row.CloserNextAt = string(triage.Overflowed), nil
+			if err := tx.UpdateSession(ctx, row); err != nil {
+				return err
+			}
+			return tx.AppendLedger(ctx, w.svc.ledgerKeep, w.svc.entry(EventCloserFinished, now, row, map[string]string{
+				"status": string(triage.Overflowed), "events": strconv.Itoa(len(visible.events)), "truncated": "true", "actor": string(ActorWorker),
+			}))
+		}
 		token := w.svc.newID()
 		ok, err := tx.ClaimCloser(ctx, CloserClaim{
 			ID: row.ID, Epoch: row.ActivationEpoch, AttemptID: row.TriageAttemptID, Status: row.TriageStatus,

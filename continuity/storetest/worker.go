@@ -11,6 +11,7 @@ import (
 
 	"github.com/batonhq/baton/continuity"
 	"github.com/batonhq/baton/lease"
+	"github.com/batonhq/baton/provenance"
 	"github.com/batonhq/baton/triage"
 	"github.com/google/uuid"
 )
@@ -516,7 +517,7 @@ func testWorker(t *testing.T, h Harness) {
 		}
 		// An overflowed row is never taken.
 		run, _ = briefedSession(t, f, tenantA, "over", 1)
-		flood(t, f, run, 1001)
+		flood(t, f, run, provenance.Ceiling+1)
 		if _, err := f.svc.TriageBegin(ctx, tenantA, continuity.TriageParams{Agent: agent, SessionID: "over"}); err != nil {
 			t.Fatal(err)
 		}
@@ -526,6 +527,23 @@ func testWorker(t *testing.T, h Harness) {
 		}
 		if res := tick(t, w); res != (continuity.WorkerResult{}) {
 			t.Fatalf("pass over an overflowed row = %+v, want nothing", res)
+		}
+		// A closed row whose events passed the ceiling after its last
+		// handshake is overflowed by the closer, for good, and never
+		// judged.
+		j := &fixedJudge{all: true}
+		w = continuity.NewWorker(f.svc, continuity.WithCloser(j))
+		run, _ = briefedSession(t, f, tenantA, "flooded", 1)
+		closeSession(t, f, tenantA, "flooded")
+		flood(t, f, run, provenance.Ceiling+1)
+		if res := tick(t, w); res.Claimed != 0 || res.Skipped != 1 || len(j.asked()) != 0 {
+			t.Fatalf("pass over a truncated run = %+v, asked %d; want it skipped and never judged", res, len(j.asked()))
+		}
+		if v := view(t, f, tenantA, "flooded"); v.TriageStatus != string(triage.Overflowed) || v.CloserNextAt != nil || v.LastMessageExcerpt == "" {
+			t.Fatalf("truncated run: status %s next %v excerpt kept %v", v.TriageStatus, v.CloserNextAt, v.LastMessageExcerpt != "")
+		}
+		if res := tick(t, w); res != (continuity.WorkerResult{}) {
+			t.Fatalf("the next pass = %+v, want nothing", res)
 		}
 	})
 
