@@ -216,13 +216,13 @@ func byTenant(refs []RowRef) []tenantRows {
 
 // claim is what a closer pass took and read in its claim transaction.
 type claim struct {
-	run         uuid.UUID
-	epoch       int
-	token       uuid.UUID
-	agent, sid  string
-	excerpt     string
-	events      []provenance.Item
-	commitments []Memory
+	run        uuid.UUID
+	epoch      int
+	token      uuid.UUID
+	agent, sid string
+	excerpt    string
+	events     []provenance.Item
+	briefed    []uuid.UUID
 }
 
 // errFenced stops a closer pass whose run was resurrected or claimed again.
@@ -245,6 +245,10 @@ func (w *Worker) close(ctx context.Context, ref RowRef) (WorkerResult, error) {
 	case errors.Is(err, errFenced):
 		res.Abandoned++
 		return res, w.abandon(ctx, ref.Tenant, c, "fenced")
+	case err != nil && ctx.Err() != nil:
+		// Stopped, not failed: the claim lapses after its TTL and a worker
+		// takes the row again, with no backoff.
+		return res, err
 	case err != nil:
 		res.Failed++
 		return res, errors.Join(err, w.fail(ctx, ref.Tenant, c, err))
@@ -264,8 +268,10 @@ func (w *Worker) close(ctx context.Context, ref RowRef) (WorkerResult, error) {
 
 // claim takes the row in a transaction of its tenant: a skip-locked read,
 // the closer's eligibility rules, and the compare-and-set on the attempt id
-// fenced at the observed epoch. It reads what the judge needs in the same
-// transaction. skipped is true when the row was not taken.
+// fenced at the observed epoch. It reads the row's part of what the judge
+// needs (excerpt, events, briefed ids) in the same transaction; the
+// commitments are read live after it. skipped is true when the row was not
+// taken.
 func (w *Worker) claim(ctx context.Context, ref RowRef) (c claim, skipped bool, err error) {
 	err = w.svc.store.Write(ctx, ref.Tenant, func(ctx context.Context, tx Tx) error {
 		now := w.svc.clock()
@@ -316,24 +322,39 @@ func (w *Worker) claim(ctx context.Context, ref RowRef) (c claim, skipped bool, 
 		c = claim{run: row.ID, epoch: row.ActivationEpoch, token: token, agent: row.Agent, sid: row.SessionID,
 			excerpt: row.LastMessageExcerpt, events: items(visible.events)}
 		for _, b := range row.BriefedMemories {
-			m, err := tx.MemoryByID(ctx, b.ID)
-			if ErrorCode(err) == CodeNotFound {
-				continue // not this tenant's, or gone
-			}
-			if err != nil {
-				return err
-			}
-			if m.Kind == KindCommitment && m.Status == StatusOpen && !slices.ContainsFunc(c.commitments, func(o Memory) bool { return o.ID == m.ID }) {
-				c.commitments = append(c.commitments, *m)
-			}
+			c.briefed = append(c.briefed, b.ID)
 		}
 		skipped = false
 		return tx.AppendLedger(ctx, w.svc.ledgerKeep, w.svc.entry(EventCloserClaimed, now, row, map[string]string{
 			"attempt_id": token.String(), "epoch": strconv.Itoa(row.ActivationEpoch), "status": row.TriageStatus,
-			"commitments": strconv.Itoa(len(c.commitments)), "actor": string(ActorWorker),
+			"briefed": strconv.Itoa(len(c.briefed)), "actor": string(ActorWorker),
 		}))
 	})
 	return c, skipped, err
+}
+
+// commitments reads, live and without locking them, the briefed rows that
+// are still open commitments of the tenant, each once, in briefed order. A
+// briefed id the tenant does not own reads as gone.
+func (w *Worker) commitments(ctx context.Context, tenant string, briefed []uuid.UUID) ([]Memory, error) {
+	var out []Memory
+	err := w.svc.store.Read(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		out = out[:0]
+		for _, id := range briefed {
+			m, err := tx.MemoryByID(ctx, id)
+			if ErrorCode(err) == CodeNotFound {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if m.Kind == KindCommitment && m.Status == StatusOpen && !slices.ContainsFunc(out, func(o Memory) bool { return o.ID == m.ID }) {
+				out = append(out, *m)
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 func items(es []MemoryEvent) []provenance.Item {
@@ -352,11 +373,12 @@ func items(es []MemoryEvent) []provenance.Item {
 // or claimed again meanwhile stops the batch with errFenced; resolves
 // already made stay (a resolve is undone with unresolve).
 func (w *Worker) judgeAndResolve(ctx context.Context, tenant string, c claim, res *WorkerResult) (int, error) {
-	if len(c.commitments) == 0 {
-		return 0, nil
+	commitments, err := w.commitments(ctx, tenant, c.briefed)
+	if err != nil || len(commitments) == 0 {
+		return 0, err
 	}
 	v, err := w.judge.Judge(ctx, JudgeCase{Tenant: tenant, Agent: c.agent, SessionID: c.sid, RunID: c.run,
-		Excerpt: c.excerpt, Events: c.events, Commitments: c.commitments})
+		Excerpt: c.excerpt, Events: c.events, Commitments: commitments})
 	res.Usage.InputTokens += v.Usage.InputTokens
 	res.Usage.OutputTokens += v.Usage.OutputTokens
 	res.Usage.CostMicroUSD += v.Usage.CostMicroUSD
@@ -364,7 +386,7 @@ func (w *Worker) judgeAndResolve(ctx context.Context, tenant string, c claim, re
 		return 0, &Error{Code: CodeInternal, Message: "the closer's judge failed", Err: err}
 	}
 	resolved := 0
-	for _, m := range c.commitments {
+	for _, m := range commitments {
 		if !slices.Contains(v.Completed, m.ID) {
 			continue
 		}

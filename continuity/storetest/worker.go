@@ -433,6 +433,23 @@ func testWorker(t *testing.T, h Harness) {
 		}
 	})
 
+	t.Run("AStoppedPassIsNoFailure", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		briefedSession(t, f, tenantA, "s1", 1)
+		closeSession(t, f, tenantA, "s1")
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		j := &fixedJudge{err: context.Canceled, hook: func(continuity.JudgeCase) { cancel() }}
+		if _, err := continuity.NewWorker(f.svc, continuity.WithCloser(j)).Tick(cctx); err == nil {
+			t.Fatal("a pass stopped by its context reported no error")
+		}
+		v := view(t, f, tenantA, "s1")
+		if v.CloserFailures != 0 || v.CloserNextAt == nil || !v.CloserNextAt.Equal(f.clock.Now().Add(continuity.DefaultCloserClaimTTL)) || v.LastMessageExcerpt == "" {
+			t.Fatalf("after a stopped pass: failures %d next %v; want no failure and the claim lapsing after its TTL", v.CloserFailures, v.CloserNextAt)
+		}
+	})
+
 	t.Run("ExcerptClearedLast", func(t *testing.T) {
 		cases := []struct {
 			name        string
