@@ -12,6 +12,8 @@
 // writes are attributed, at write time, to the run that made them; runs the
 // Stop triage handshake; renders the briefing and the debrief prompt; and
 // keeps the bottle marker and the history a degraded bottle is rebuilt from.
+// A Worker serves every tenant of a store at once: it sweeps lapsed rows and,
+// when turned on, runs the resolve-only closer over closed ones.
 //
 // Adapters call API, one tenant-bound interface (Service.For binds the
 // tenant; the HTTP client will implement it too) with one method per hook
@@ -39,6 +41,8 @@
 //	ledger.go    Receive, AppendReceipt, AppendEvent, Ledger: receipts and bounded retention
 //	memory.go    Remember, Revise, Resolve, Unresolve, Archive, Import; attribution; RunEvents
 //	triage.go    TriageBegin, TriageComplete, Debrief
+//	worker.go    Worker: the cross-tenant sweep and the resolve-only closer (claim, Judge, resolve, write back)
+//	judge.go     Judge, the closer's pluggable decision of which briefed commitments are done
 //	briefing.go  Briefing (with the newest handover and its freshness), OpenCommitments, Memory
 //	bottles.go   the bottle marker and history; BottleStore binds one agent of an API for a bottle.Bottler
 //	export.go    Export and Restore: every row of a tenant as versioned JSON lines, and back (the format's doc)
@@ -46,6 +50,7 @@
 //	retention.go Retention (declared once), Prune by age, PruneArchivedBottles
 //	store.go     Store and Tx, the storage contract
 //	doctor.go    Doctor: findings about writtenness (a stopped record writer, unended sessions, unanswered receipts, ...)
+//	store.go     Store and Tx, the storage contract (and the worker's discovery across tenants)
 //	types.go     the domain types and the ledger vocabulary
 //	errors.go    Error and its codes; ruleError, the one map from the rule packages' errors to them
 //	validate.go  input limits and validation

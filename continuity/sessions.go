@@ -213,6 +213,16 @@ func activate(row *Session, now time.Time) {
 	row.LastSeenAt = lease.Floor(row.LastSeenAt, now)
 	row.ActivatedAt = now
 	row.ActivationStops = 0
+	// A live row has nothing for the closer; its next close stamps it anew.
+	row.CloserNextAt, row.CloserFailures = nil, 0
+}
+
+// closeRow stamps closed_at at now and when the closer may take the row.
+func (s *Service) closeRow(row *Session, now time.Time) {
+	t := now
+	row.ClosedAt = &t
+	due, _ := s.lease.CloserDue(lease.Row{LastSeenAt: row.LastSeenAt, ClosedAt: row.ClosedAt})
+	row.CloserNextAt, row.CloserFailures = &due, 0
 }
 
 // lockSession takes, in the one order every lifecycle write uses, the
@@ -383,8 +393,7 @@ func (s *Service) Close(ctx context.Context, tenant string, p CloseParams) (Clos
 			res = CloseResult{SessionRunID: row.ID, ActivationEpoch: row.ActivationEpoch, ClosedAt: *row.ClosedAt, AlreadyClosed: true}
 			return nil
 		}
-		t := now
-		row.ClosedAt = &t
+		s.closeRow(row, now)
 		if err := tx.UpdateSession(ctx, row); err != nil {
 			return err
 		}
@@ -510,24 +519,23 @@ func (s *Service) Sweep(ctx context.Context, tenant string, limit int) (SweepRes
 		if err != nil {
 			return err
 		}
+		var lines []LedgerEntry
 		for i := range rows {
 			row := &rows[i]
 			if !s.lease.Sweepable(lease.Row{LastSeenAt: row.LastSeenAt, ClosedAt: row.ClosedAt}, now) {
 				continue
 			}
-			t := now
-			row.ClosedAt = &t
+			s.closeRow(row, now)
 			if err := tx.UpdateSession(ctx, row); err != nil {
 				return err
 			}
-			if err := tx.AppendLedger(ctx, s.ledgerKeep, s.entry(EventSessionSwept, now, row, map[string]string{
+			lines = append(lines, s.entry(EventSessionSwept, now, row, map[string]string{
 				"epoch": strconv.Itoa(row.ActivationEpoch),
-			})); err != nil {
-				return err
-			}
+			}))
 			res.Swept = append(res.Swept, row.ID)
 		}
-		return nil
+		// One append (and one retention trim) for the whole batch.
+		return tx.AppendLedger(ctx, s.ledgerKeep, lines...)
 	})
 	return res, err
 }

@@ -41,6 +41,55 @@ type Store interface {
 	// and a connection without it gets forbidden. A tenant ValidateTenant
 	// refuses, or a limit below 1, is invalid.
 	EraseBatch(ctx context.Context, tenant string, limit int) (int, error)
+
+	// Lapsed returns, across every tenant, up to limit (1 to MaxDiscover)
+	// open rows (no closed_at) last seen before the instant, oldest first
+	// (ties in id order): the rows a sweep may close. It runs outside any
+	// tenant's transaction and returns only each row's tenant and id; the
+	// worker then works each row in a transaction of its tenant. On
+	// Postgres it calls a SECURITY DEFINER function, so the runtime role's
+	// row-level security stays whole on every other path.
+	//
+	// Errors: invalid (limit), internal.
+	Lapsed(ctx context.Context, before time.Time, limit int) ([]RowRef, error)
+	// CloserDue returns, across every tenant, up to limit (1 to
+	// MaxDiscover) closed rows whose CloserNextAt is at or before the
+	// instant and whose triage status is idle, pending, expired or
+	// completed, in CloserNextAt order (ties in id order): the rows the
+	// closer may take. As Lapsed, it returns only tenants and ids.
+	//
+	// Errors: invalid (limit), internal.
+	CloserDue(ctx context.Context, at time.Time, limit int) ([]RowRef, error)
+}
+
+// MaxDiscover bounds the rows one Lapsed or CloserDue call returns.
+const MaxDiscover = 10000
+
+// RowRef names one session row outside any tenant's transaction: its
+// tenant and its run id, nothing else.
+type RowRef struct {
+	Tenant string
+	ID     uuid.UUID
+}
+
+// CloserClaim is a closer's compare-and-set on a session row's triage
+// attempt id, fenced at the activation epoch it observed.
+type CloserClaim struct {
+	// ID is the row's run id.
+	ID uuid.UUID
+	// Epoch, AttemptID and Status are what the closer observed: the claim
+	// takes the row only if all three still hold and the row is closed.
+	Epoch     int
+	AttemptID uuid.UUID
+	Status    string
+	// Token is the claim's fresh attempt id; ClaimStatus is the triage
+	// status the claim leaves (triage.ClaimStatus of Status: a pending
+	// handshake retired to expired, in the same statement); Until is the
+	// CloserNextAt the claim holds the row to, so no other worker takes it
+	// before then.
+	Token       uuid.UUID
+	ClaimStatus string
+	Until       time.Time
 }
 
 // Tx is one tenant-scoped transaction. No method can reach another tenant's
@@ -91,6 +140,15 @@ type Tx interface {
 	// locked for the rest of a write transaction; on Postgres rows another
 	// sweeper holds are skipped, so several replicas can sweep at once.
 	StaleSessions(ctx context.Context, before time.Time, limit int) ([]Session, error)
+	// TrySessionByID is SessionByID for a worker: a row another write
+	// transaction holds locked is not_found at once instead of waited for
+	// (FOR UPDATE SKIP LOCKED on Postgres; on SQLite the immediate
+	// transaction already holds the only write lock).
+	TrySessionByID(ctx context.Context, id uuid.UUID) (*Session, error)
+	// ClaimCloser applies the claim in one conditional update and reports
+	// whether it took the row: false (and no change) when the tenant has no
+	// such closed row at the observed epoch, attempt id and status.
+	ClaimCloser(ctx context.Context, c CloserClaim) (bool, error)
 	// LockProject serializes decisions about one (tenant, project) until
 	// the transaction ends: pg_advisory_xact_lock on Postgres; the
 	// immediate transaction already serializes writers on SQLite. Taking a

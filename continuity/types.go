@@ -42,6 +42,14 @@ type Session struct {
 	TriageAttemptID uuid.UUID   `json:"triageAttemptId,omitzero"`
 	TriagedEventIDs []uuid.UUID `json:"triagedEventIds,omitempty"`
 
+	// CloserNextAt is when the resolve-only closer may next take the closed
+	// row: stamped at every close (lease.Policy.CloserDue), pushed forward
+	// while a claim is held and after a failed pass, nil when the row is
+	// open or its pass finished. CloserFailures counts consecutive failed
+	// passes (the backoff, triage.CloserBackoff).
+	CloserNextAt   *time.Time `json:"closerNextAt,omitempty"`
+	CloserFailures int        `json:"closerFailures,omitempty"`
+
 	BriefingDeliveredAt *time.Time      `json:"briefingDeliveredAt,omitempty"`
 	BriefedMemories     []BriefedMemory `json:"briefedMemories,omitempty"`
 	LastMessageExcerpt  string          `json:"lastMessageExcerpt,omitempty"`
@@ -111,6 +119,14 @@ const (
 	EventTriageFinished   = "triage.finished"
 	EventBottleArmed      = "bottle.armed"
 	EventBottleClaimed    = "bottle.claimed"
+	// The closer's record of each pass: a claim, each commitment it
+	// resolved, and how the pass ended (finished, failed and backed off, or
+	// abandoned because the run was resurrected or claimed again).
+	EventCloserClaimed   = "closer.claimed"
+	EventCloserResolved  = "closer.resolved"
+	EventCloserFinished  = "closer.finished"
+	EventCloserFailed    = "closer.failed"
+	EventCloserAbandoned = "closer.abandoned"
 )
 
 // envelopeKeys are the ledger envelope's own keys; a payload may not use them.

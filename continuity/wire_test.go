@@ -60,7 +60,10 @@ var notOnWire = map[string]string{
 	"continuity.Retention":       "service configuration (WithRetention, Retention)",
 	"continuity.ExportHeader": "the first line of the export file format (export.go documents it, storetest round-trips it); " +
 		"it names the tenant the file holds, which is its requester's own",
-	"continuity.ExportLine": "a line of the export file format; its row is a wire type's JSON",
+	"continuity.ExportLine":  "a line of the export file format; its row is a wire type's JSON",
+	"continuity.Worker":      "the cross-tenant worker itself; no exported fields",
+	"continuity.RowRef":      "a Store discovery result, used in-process by the worker",
+	"continuity.CloserClaim": "a Tx parameter of the closer's claim, in-process",
 }
 
 var (
@@ -94,7 +97,8 @@ func wireCases() []struct {
 	fullRow := continuity.Session{ID: wRun, Tenant: "acme", Agent: "claude-code", SessionID: "s-1", Source: continuity.SourceResume,
 		Project: "baton", Scope: "core", Selector: sel, OpenedAt: wT0, LastSeenAt: wT1, ClosedAt: ptr(wT1),
 		ActivationEpoch: 2, StopCount: 4, ActivatedAt: wT1, ActivationStops: 1, Compactions: 1, TriageStatus: string(triage.Completed), TriageAttemptID: wAttempt,
-		TriagedEventIDs: []uuid.UUID{wEvent}, BriefingDeliveredAt: ptr(wT0), BriefedMemories: briefed, LastMessageExcerpt: "Done."}
+		TriagedEventIDs: []uuid.UUID{wEvent}, BriefingDeliveredAt: ptr(wT0), BriefedMemories: briefed, LastMessageExcerpt: "Done.",
+		CloserNextAt: ptr(wT1), CloserFailures: 2}
 	ev := continuity.EventParams{Provider: "claude-code", ProviderEvent: "SessionStart", Agent: "claude-code", SessionID: "s-1"}
 	evFull := ev
 	evFull.LocalFailure = "internal: the bottle could not be written"
@@ -247,6 +251,10 @@ func wireCases() []struct {
 		{"SessionQuery/least", continuity.SessionQuery{}},
 		{"SessionQuery/full", continuity.SessionQuery{ByProject: true, Project: "baton", Agent: "claude-code",
 			States: []lease.State{lease.Live, lease.ExplicitlyClosed}, Before: wEvent, Limit: 10}},
+
+		{"WorkerResult/least", continuity.WorkerResult{}},
+		{"WorkerResult/full", continuity.WorkerResult{Swept: 3, Claimed: 2, Finished: 1, Failed: 1, Abandoned: 1, Resolved: 4, Skipped: 5,
+			Usage: continuity.JudgeUsage{InputTokens: 900, OutputTokens: 40, CostMicroUSD: 1200}}},
 
 		{"Error/not_found", continuity.Error{Code: continuity.CodeNotFound, Message: "no such session", Err: errors.New("sql: no rows")}},
 		{"Error/invalid", *continuity.Invalid("sessionRunId", "must be a UUID")},

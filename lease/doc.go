@@ -9,7 +9,7 @@
 //
 // Files:
 //
-//	lease.go       Policy (lease 24 h, sweep grace 1 h), State (named on the wire), Floor, Sweepable
+//	lease.go       Policy (lease 24 h, sweep grace 1 h), State (named on the wire), Floor, Sweepable, CloserDue
 //	activate.go    Source, Activation, Action, Activate: the open matrix (startup or resume against the row it finds)
 //	lease_test.go  table tests at every boundary; activate_test.go every cell of the open matrix
 package lease

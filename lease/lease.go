@@ -146,3 +146,23 @@ func (p Policy) SweepFloor(now time.Time) time.Time {
 func (p Policy) Sweepable(r Row, now time.Time) bool {
 	return r.ClosedAt == nil && r.LastSeenAt.Before(p.SweepFloor(now))
 }
+
+// CloserDue is the first instant a resolve-only closer may take a closed
+// row (ok is false for a row with no closed_at): its close, when SessionEnd
+// closed it explicitly; otherwise, an implicit close, the lease expiry plus
+// the sweep grace (or the close, if later), so an idle gap just past the
+// lease can still reopen the row before a closer debriefs it. A closer may
+// take the row at the instant returned and at every later one.
+func (p Policy) CloserDue(r Row) (due time.Time, ok bool) {
+	if r.ClosedAt == nil {
+		return time.Time{}, false
+	}
+	if p.ExplicitlyClosed(r) {
+		return *r.ClosedAt, true
+	}
+	due = p.Expiry(r.LastSeenAt).Add(p.SweepGrace)
+	if r.ClosedAt.After(due) {
+		return *r.ClosedAt, true
+	}
+	return due, true
+}

@@ -420,3 +420,29 @@ func TestOneBoundary(t *testing.T) {
 		}
 	}
 }
+
+func TestCloserDue(t *testing.T) {
+	p := lease.Default
+	tests := []struct {
+		name     string
+		closedAt *time.Time
+		wantOK   bool
+		want     time.Time
+	}{
+		{"open row", nil, false, time.Time{}},
+		{"explicit close: due at the close", ptr(at(time.Hour)), true, at(time.Hour)},
+		{"explicit close one ns before the expiry", ptr(at(day - ns)), true, at(day - ns)},
+		{"close at the expiry is implicit: due a grace later", ptr(at(day)), true, at(day + grace)},
+		{"implicit close inside the grace: due at its end", ptr(at(day + grace - ns)), true, at(day + grace)},
+		{"implicit close at the end of the grace", ptr(at(day + grace)), true, at(day + grace)},
+		{"swept one ns past the grace: due at the sweep", ptr(at(day + grace + ns)), true, at(day + grace + ns)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := p.CloserDue(lease.Row{LastSeenAt: at(0), ClosedAt: tt.closedAt})
+			if ok != tt.wantOK || !got.Equal(tt.want) {
+				t.Errorf("CloserDue = %v %v, want %v %v", got, ok, tt.want, tt.wantOK)
+			}
+		})
+	}
+}

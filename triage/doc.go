@@ -21,6 +21,7 @@
 //	status.go     Status and Reason, the stored and reported vocabularies
 //	triage.go     Policy, Row, Listing, Begin, Complete, OnAttach, Signal
 //	debrief.go    Debrief: the debrief prompt, facets and rows in a fenced JSON block
+//	closer.go     the resolve-only closer's rules: Closable, ClaimStatus, CloserFinish, CloserBackoff
 //	*_test.go     table tests per transition and decline, scenario tests, a
 //	              seeded property test over random sequences, debrief tests
 //	testdata/     golden debrief prompts (go test ./triage -update rewrites them)

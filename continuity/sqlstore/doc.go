@@ -17,6 +17,10 @@
 // connecting user, a function only its owner and the role baton_admin may
 // execute. A non-privileged login should be a member of baton_runtime, not
 // the tables' owner; one that erases tenants, of baton_admin as well.
+// may execute. A non-privileged login should be a member of baton_runtime,
+// not the tables' owner. The worker finds its work across tenants the same
+// way (migration 006): SECURITY DEFINER functions that return only (tenant,
+// row id) pairs, after which each row is worked in its tenant's transaction.
 //
 // Open says what stops it from using Postgres (database or schema missing,
 // authentication failed, server unreachable) with a code, never the
@@ -41,6 +45,8 @@
 //	doctor.go      the doctor's Tx reads: bounded aggregates, never content
 //	export.go      the export's keyset pages, InsertPrompt, the retention prunes
 //	erase.go       EraseBatch (baton_erase_batch on Postgres), TenantRows: over every table with a user_id
+//	worker.go      the worker's discovery across tenants (Lapsed, CloserDue) and its claim (TrySessionByID, ClaimCloser)
+//	workerbench/   go run ./continuity/sqlstore/workerbench: the worker sweeping 100k rows of 100 tenants on Postgres
 //	schema.go      CreateSchema, DropSchema: Postgres schemas for tests or separated tenants
 //	migrations/    the SQL, one source for both dialects
 //	sqltest/       test stores: SQLite always, a fresh Postgres schema when a DSN is set

@@ -91,6 +91,8 @@ type sessionModel struct {
 	BriefingDeliveredAt *time.Time `bun:"briefing_delivered_at"`
 	BriefedMemories     string     `bun:"briefed_memories"`
 	LastMessageExcerpt  *string    `bun:"last_message_excerpt"`
+	CloserNextAt        *time.Time `bun:"closer_next_at"`
+	CloserFailures      int        `bun:"closer_failures"`
 }
 
 func toSessionModel(s *continuity.Session) *sessionModel {
@@ -111,6 +113,7 @@ func toSessionModel(s *continuity.Session) *sessionModel {
 		TriageAttemptID: nullUUID(s.TriageAttemptID), LastTriagedEventIDs: mustJSON(ids),
 		BriefingDeliveredAt: utcPtr(s.BriefingDeliveredAt), BriefedMemories: mustJSON(briefed),
 		LastMessageExcerpt: nullString(s.LastMessageExcerpt),
+		CloserNextAt:       utcPtr(s.CloserNextAt), CloserFailures: s.CloserFailures,
 	}
 }
 
@@ -122,6 +125,7 @@ func (m *sessionModel) session() (*continuity.Session, error) {
 		ActivationEpoch: m.ActivationEpoch, StopCount: m.StopCount, Compactions: m.Compactions, TriageStatus: m.TriageStatus,
 		TriageAttemptID: fromNullUUID(m.TriageAttemptID), BriefingDeliveredAt: utcPtr(m.BriefingDeliveredAt),
 		LastMessageExcerpt: fromNullString(m.LastMessageExcerpt), ActivationStops: m.ActivationStops,
+		CloserNextAt: utcPtr(m.CloserNextAt), CloserFailures: m.CloserFailures,
 	}
 	s.ActivatedAt = s.OpenedAt
 	if m.ActivatedAt != nil {

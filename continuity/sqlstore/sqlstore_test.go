@@ -2,7 +2,6 @@ package sqlstore_test
 
 import (
 	"context"
-	"database/sql"
 	"net/url"
 	"strings"
 	"testing"
@@ -80,35 +79,7 @@ func TestPostgresOpenSaysWhatIsWrong(t *testing.T) {
 // under their owner's rights, so only the grants of migration 002 (the
 // runtime role's, which storetest asserts) may call them.
 func TestPostgresTrimFunctionsAreNotPublic(t *testing.T) {
-	base := sqltest.PostgresBase(t)
-	_, dsn := sqltest.PostgresStore(t, base)
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	rows, err := db.Query(`SELECT p.proname, has_function_privilege('public', p.oid, 'EXECUTE')
-		FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-		WHERE n.nspname = current_schema() AND p.proname LIKE 'baton\_trim\_%' ORDER BY 1`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var names []string
-	for rows.Next() {
-		var name string
-		var public bool
-		if err := rows.Scan(&name, &public); err != nil {
-			t.Fatal(err)
-		}
-		if public {
-			t.Errorf("PUBLIC may execute %s", name)
-		}
-		names = append(names, name)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	names := functionsNotPublic(t, `baton\_trim\_%`)
 	if strings.Join(names, ",") != "baton_trim_ledger,baton_trim_stop_excerpts,baton_trim_tenant" {
 		t.Fatalf("trim functions = %v", names)
 	}

@@ -52,6 +52,10 @@ var runtimeGrants = map[string][]string{
 	// Retention by age (migration 008); never baton_erase_batch.
 	"baton_prune_ledger(timestamp with time zone, integer)":       {"EXECUTE"},
 	"baton_prune_user_prompts(timestamp with time zone, integer)": {"EXECUTE"},
+	// The worker's discovery: (tenant, row id) pairs across tenants,
+	// through SECURITY DEFINER functions (migration 006).
+	"baton_lapsed(timestamp with time zone, integer)":     {"EXECUTE"},
+	"baton_closer_due(timestamp with time zone, integer)": {"EXECUTE"},
 }
 
 func testGrants(t *testing.T, h Harness) {

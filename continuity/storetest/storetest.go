@@ -64,6 +64,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Retention", func(t *testing.T) { testRetention(t, h) })
 	t.Run("SessionList", func(t *testing.T) { testSessionList(t, h) })
 	t.Run("SessionLedger", func(t *testing.T) { testSessionLedger(t, h) })
+	t.Run("Worker", func(t *testing.T) { testWorker(t, h) })
 }
 
 // Clock is a settable test clock, safe for concurrent use.

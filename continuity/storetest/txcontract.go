@@ -492,6 +492,7 @@ func txClose(t *testing.T, f *fixture) {
 // fullSession is a session row with every column set.
 func fullSession(at time.Time) continuity.Session {
 	closed, delivered := at.Add(3*time.Minute), at.Add(time.Second)
+	closerAt := at.Add(time.Hour)
 	return continuity.Session{
 		ID: newID(), Tenant: tenantA, Agent: agent, SessionID: "full", Source: continuity.SourceResume,
 		Project: "baton", Scope: "core", Selector: continuity.Selector{"kind": "all", "axis": "z", "b": "2"},
@@ -503,6 +504,7 @@ func fullSession(at time.Time) continuity.Session {
 			{ID: newID(), Topic: "first", Status: "open"}, {ID: newID(), Topic: "second", Status: "resolved"},
 		},
 		LastMessageExcerpt: "last words",
+		CloserNextAt:       &closerAt, CloserFailures: 2,
 	}
 }
 

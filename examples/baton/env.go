@@ -44,6 +44,8 @@ type Env struct {
 	APIKey    string
 	// APIKeys is $BATON_API_KEYS, the key=tenant pairs serve accepts.
 	APIKeys string
+	// Closer is $BATON_CLOSER=1: the worker runs the resolve-only closer.
+	Closer bool
 
 	// noHome says why Home is empty: the platform has no home directory.
 	noHome error
@@ -57,7 +59,8 @@ func EnvFromOS() *Env {
 	env := &Env{Home: os.Getenv("BATON_HOME"), DSN: os.Getenv("BATON_DSN"), Tenant: os.Getenv("BATON_TENANT"),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		HookRole: os.Getenv("BATON_HOOK_ROLE"), StopNudge: os.Getenv("BATON_STOP_NUDGE") == "1",
-		ServerURL: os.Getenv("BATON_SERVER_URL"), APIKey: os.Getenv("BATON_API_KEY"), APIKeys: os.Getenv("BATON_API_KEYS")}
+		ServerURL: os.Getenv("BATON_SERVER_URL"), APIKey: os.Getenv("BATON_API_KEY"), APIKeys: os.Getenv("BATON_API_KEYS"),
+		Closer: os.Getenv("BATON_CLOSER") == "1"}
 	env.JudgeURL, env.JudgeKey, env.JudgeModel = os.Getenv("BATON_JUDGE_URL"), os.Getenv("BATON_JUDGE_KEY"), os.Getenv("BATON_JUDGE_MODEL")
 	if env.Home == "" {
 		if h, err := os.UserHomeDir(); err != nil {
@@ -114,6 +117,9 @@ func (e *Env) Open(ctx context.Context, opts ...continuity.Option) (continuity.A
 // that closes the store. It is the one place baton opens a store: Open
 // binds its tenant, serve serves it to the tenants of its API keys.
 func (e *Env) openService(ctx context.Context, dsn string, storeOpts []sqlstore.Option, opts ...continuity.Option) (*continuity.Service, func(), error) {
+	if dsn == "" {
+		dsn = e.DSN
+	}
 	if dsn == "" {
 		home, err := e.home()
 		if err != nil {

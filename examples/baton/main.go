@@ -53,6 +53,7 @@ type CLI struct {
 	Import    ImportCmd    `cmd:"" help:"Import an export into the tenant, which must own nothing yet."`
 	Forget    ForgetCmd    `cmd:"" help:"Erase every row of the tenant and the local bottles and archives (--yes)."`
 	Serve     ServeCmd     `cmd:"" help:"Serve the HTTP API over a store, for a team's hooks and commands (BATON_SERVER_URL)."`
+	Worker    WorkerCmd    `cmd:"" help:"Sweep lapsed sessions of every tenant, and run the resolve-only closer when BATON_CLOSER=1."`
 }
 
 // HookCLI is the command line a `baton hook` process parses: the hook

@@ -1,0 +1,142 @@
+package sqlstore_test
+
+import (
+	"context"
+	"database/sql"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/continuity/sqlstore"
+	"github.com/batonhq/baton/continuity/sqlstore/sqltest"
+	"github.com/batonhq/baton/continuity/storetest"
+)
+
+// TestPostgresDiscoveryFunctionsAreNotPublic: the discovery functions see
+// across tenants under their owner's rights, so only the runtime role's
+// grants (which storetest asserts) may call the two, and nobody but their
+// owner the helper they share.
+func TestPostgresDiscoveryFunctionsAreNotPublic(t *testing.T) {
+	names := functionsNotPublic(t, `baton\_%`)
+	names = slices.DeleteFunc(names, func(n string) bool { return strings.HasPrefix(n, "baton_trim_") })
+	if !slices.Equal(names, []string{"baton_closer_due", "baton_discovery_begin", "baton_lapsed"}) {
+		t.Fatalf("discovery functions = %v", names)
+	}
+}
+
+// functionsNotPublic returns the names of a fresh store's functions LIKE
+// the pattern, in order, failing t for each PUBLIC may execute.
+func functionsNotPublic(t *testing.T, like string) []string {
+	t.Helper()
+	base := sqltest.PostgresBase(t)
+	_, dsn := sqltest.PostgresStore(t, base)
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT p.proname, has_function_privilege('public', p.oid, 'EXECUTE')
+		FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+		WHERE n.nspname = current_schema() AND p.proname LIKE $1 ORDER BY 1`, like)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var name string
+		var public bool
+		if err := rows.Scan(&name, &public); err != nil {
+			t.Fatal(err)
+		}
+		if public {
+			t.Errorf("PUBLIC may execute %s", name)
+		}
+		names = append(names, name)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// TestPostgresDiscoveryWithAnOwnerSubjectToRowLevelSecurity runs baton as
+// a login role that owns its schema and is no superuser: FORCE row-level
+// security binds it on every request path, and the discovery functions
+// still see every tenant, through the policy migration 006 gives that role
+// alone while discovery is on.
+func TestPostgresDiscoveryWithAnOwnerSubjectToRowLevelSecurity(t *testing.T) {
+	base := sqltest.PostgresBase(t)
+	ctx := context.Background()
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() }) // after the cleanup below, which needs it
+	role, schema := "bt_owner_"+sqltest.RandomHex(4), "bt_"+sqltest.RandomHex(6)
+	for _, stmt := range []string{
+		"CREATE ROLE " + role + " LOGIN NOSUPERUSER NOBYPASSRLS",
+		"CREATE SCHEMA " + schema + " AUTHORIZATION " + role,
+	} {
+		if _, err := admin.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, stmt := range []string{"DROP SCHEMA " + schema + " CASCADE", "DROP OWNED BY " + role, "DROP ROLE " + role} {
+			if _, err := admin.ExecContext(ctx, stmt); err != nil {
+				t.Errorf("%s: %v", stmt, err)
+			}
+		}
+	})
+	u, err := url.Parse(sqltest.WithSearchPath(t, base, schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.User(role)
+	st, err := sqlstore.Open(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+
+	svc := continuity.New(st)
+	for _, tenant := range []string{"tenant-a", "tenant-b"} {
+		if _, err := svc.Open(ctx, tenant, continuity.OpenParams{Agent: "claude-code", SessionID: "s1", Source: continuity.SourceStartup}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Close(ctx, tenant, continuity.CloseParams{Agent: "claude-code", SessionID: "s1"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Open(ctx, tenant, continuity.OpenParams{Agent: "claude-code", SessionID: "s2", Source: continuity.SourceStartup}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	later := time.Now().Add(48 * time.Hour)
+	for name, discover := range map[string]func() ([]continuity.RowRef, error){
+		"Lapsed":    func() ([]continuity.RowRef, error) { return st.Lapsed(ctx, later, 10) },
+		"CloserDue": func() ([]continuity.RowRef, error) { return st.CloserDue(ctx, later, 10) },
+	} {
+		refs, err := discover()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var tenants []string
+		for _, r := range refs {
+			tenants = append(tenants, r.Tenant)
+		}
+		slices.Sort(tenants)
+		if !slices.Equal(tenants, []string{"tenant-a", "tenant-b"}) {
+			t.Errorf("%s as an owner bound by row-level security found %v, want one row of each tenant", name, tenants)
+		}
+	}
+	// The request path is still confined: with no tenant set the owner
+	// sees nothing, and discovery has turned itself off again.
+	var u2 storetest.Unscoped = st
+	if n, err := u2.UnscopedCount(ctx, "agent_sessions"); err != nil || n != 0 {
+		t.Fatalf("an unscoped count as the owner saw %d rows (%v), want 0", n, err)
+	}
+}

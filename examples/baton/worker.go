@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/batonhq/baton/continuity"
+)
+
+// DefaultWorkerEvery is how often `baton worker` and `baton serve` run a
+// worker pass.
+const DefaultWorkerEvery = time.Minute
+
+// closerJudge is the judge the closer asks when BATON_CLOSER=1. The binary
+// builds none in yet: it is bound here when package continuity/judge (the
+// reference judge) is part of the build, and until then the closer refuses
+// to start rather than run without one.
+var closerJudge continuity.Judge
+
+// WorkerConfig is how the worker runs, whoever starts it (`baton worker`,
+// `baton serve`).
+type WorkerConfig struct {
+	// Every is the interval between passes (at least one second).
+	Every time.Duration
+	// Closer turns the resolve-only closer on (BATON_CLOSER=1); it needs
+	// Judge.
+	Closer bool
+	// Judge is what the closer asks.
+	Judge continuity.Judge
+	// Batch is how many rows a pass discovers for each of the sweep and the
+	// closer; 0 means continuity.DefaultWorkerBatch.
+	Batch int
+}
+
+// options returns the worker's options, or an error when the closer is on
+// without a judge.
+func (c WorkerConfig) options(log io.Writer) ([]continuity.WorkerOption, error) {
+	var opts []continuity.WorkerOption
+	if c.Closer {
+		if c.Judge == nil {
+			return nil, errors.New("BATON_CLOSER=1 needs a judge for the closer, and this binary has none built in")
+		}
+		opts = append(opts, continuity.WithCloser(c.Judge))
+	}
+	if c.Batch != 0 {
+		if c.Batch < 1 || c.Batch > continuity.MaxDiscover {
+			return nil, fmt.Errorf("the worker's batch must be 1 to %d", continuity.MaxDiscover)
+		}
+		opts = append(opts, continuity.WithWorkerBatch(c.Batch))
+	}
+	opts = append(opts, continuity.WithWorkerReport(func(r continuity.WorkerResult, err error) { reportPass(log, r, err) }))
+	return opts, nil
+}
+
+// StartWorker runs the cross-tenant worker over svc in the background, a
+// pass at once and then every cfg.Every, logging each pass that did
+// something or failed to log (counts and error codes only, never content).
+// It returns the function that stops the worker and waits for its pass to
+// end. `baton serve` calls it in every replica; the worker's claims keep
+// the replicas from working one row twice.
+func StartWorker(ctx context.Context, svc *continuity.Service, cfg WorkerConfig, log io.Writer) (stop func(), err error) {
+	if cfg.Every < time.Second {
+		return nil, errors.New("the worker's interval must be at least 1s")
+	}
+	opts, err := cfg.options(log)
+	if err != nil {
+		return nil, err
+	}
+	w := continuity.NewWorker(svc, opts...)
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = w.Run(ctx, cfg.Every) })
+	return func() { cancel(); wg.Wait() }, nil
+}
+
+// reportPass writes one line for a pass that did something or failed.
+func reportPass(log io.Writer, r continuity.WorkerResult, err error) {
+	if err != nil {
+		fmt.Fprintf(log, "baton worker: pass failed: %v (%s)\n", err, passLine(r))
+		return
+	}
+	if r != (continuity.WorkerResult{}) {
+		fmt.Fprintf(log, "baton worker: %s\n", passLine(r))
+	}
+}
+
+func passLine(r continuity.WorkerResult) string {
+	return fmt.Sprintf("swept %d, claimed %d, finished %d, resolved %d, failed %d, abandoned %d, skipped %d",
+		r.Swept, r.Claimed, r.Finished, r.Resolved, r.Failed, r.Abandoned, r.Skipped)
+}
+
+// WorkerCmd runs the worker alone: it sweeps the lapsed sessions of every
+// tenant of the store and, with BATON_CLOSER=1, runs the resolve-only
+// closer over the closed ones, until interrupted.
+type WorkerCmd struct {
+	DSN   string        `help:"The store to serve (a Postgres URL or a SQLite path); default BATON_DSN, else baton.db in BATON_HOME."`
+	Every time.Duration `help:"Time between passes (at least 1s)." default:"1m"`
+	Once  bool          `help:"Run one pass, print what it did, and exit (non-zero when it failed)."`
+}
+
+// Run runs the worker.
+func (c *WorkerCmd) Run(ctx context.Context, env *Env) error {
+	cfg := WorkerConfig{Every: c.Every, Closer: env.Closer, Judge: closerJudge}
+	if c.Every < time.Second {
+		return errors.New("--every must be at least 1s")
+	}
+	opts, err := cfg.options(env.Stderr)
+	if err != nil {
+		return err
+	}
+	svc, done, err := env.openService(ctx, c.DSN, nil)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if c.Once {
+		r, err := continuity.NewWorker(svc, opts...).Tick(ctx)
+		fmt.Fprintln(env.Stdout, passLine(r))
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(env.Stderr, "baton worker: a pass every %v, closer %s\n", c.Every, onOff(env.Closer))
+	return continuity.NewWorker(svc, opts...).Run(ctx, c.Every)
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}

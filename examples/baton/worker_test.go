@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/continuity/sqlstore"
+	"github.com/google/uuid"
+)
+
+// lapsedRow inserts, into the store at dsn, a session of tenant last seen
+// two days ago and never closed.
+func lapsedRow(t *testing.T, dsn, tenant, sid string) {
+	t.Helper()
+	st, err := sqlstore.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	seen := time.Now().Add(-48 * time.Hour)
+	err = st.Write(context.Background(), tenant, func(ctx context.Context, tx continuity.Tx) error {
+		return tx.InsertSession(ctx, &continuity.Session{ID: uuid.Must(uuid.NewV7()), Agent: defaultAgent, SessionID: sid,
+			Source: continuity.SourceStartup, OpenedAt: seen, LastSeenAt: seen, ActivationEpoch: 1, TriageStatus: "idle"})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWorkerOnce(t *testing.T) {
+	env := testEnv(t)
+	lapsedRow(t, env.DSN, "team-a", "s1")
+	lapsedRow(t, env.DSN, "team-b", "s1")
+	out, stderr, status := run(t, env, []string{"worker", "--once"})
+	if status != exitOK || !strings.HasPrefix(out, "swept 2, claimed 0,") {
+		t.Fatalf("worker --once: status %d, stdout %q, stderr %q; want both tenants' rows swept", status, out, stderr)
+	}
+	out, _, status = run(t, env, []string{"worker", "--once", "--dsn", env.DSN})
+	if status != exitOK || !strings.HasPrefix(out, "swept 0,") {
+		t.Fatalf("a second pass: status %d, stdout %q", status, out)
+	}
+}
+
+func TestWorkerRefuses(t *testing.T) {
+	cases := []struct {
+		name   string
+		closer bool
+		args   []string
+		status int
+		want   string
+	}{
+		{"an interval under a second", false, []string{"worker", "--every", "999ms"}, exitFailure, "--every must be at least 1s"},
+		{"the closer without a judge", true, []string{"worker", "--once"}, exitFailure, "BATON_CLOSER=1 needs a judge"},
+		{"a malformed interval", false, []string{"worker", "--every", "soon"}, exitUsage, "--every"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			env := testEnv(t)
+			env.Closer = tc.closer
+			_, stderr, status := run(t, env, tc.args)
+			if status != tc.status || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("status %d, stderr %q; want %d mentioning %q", status, stderr, tc.status, tc.want)
+			}
+		})
+	}
+}
+
+// doneJudge finds every commitment it is shown done.
+type doneJudge struct{}
+
+func (doneJudge) Judge(_ context.Context, c continuity.JudgeCase) (continuity.Verdict, error) {
+	var v continuity.Verdict
+	for _, m := range c.Commitments {
+		v.Completed = append(v.Completed, m.ID)
+	}
+	return v, nil
+}
+
+// syncBuffer is a log the worker's goroutine writes while the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+func TestStartWorker(t *testing.T) {
+	ctx := context.Background()
+	env := testEnv(t)
+	svc, done, err := env.openService(ctx, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	if _, err := StartWorker(ctx, svc, WorkerConfig{Every: time.Second - time.Nanosecond}, &syncBuffer{}); err == nil {
+		t.Fatal("StartWorker accepted an interval under a second")
+	}
+	if _, err := StartWorker(ctx, svc, WorkerConfig{Every: time.Second, Closer: true}, &syncBuffer{}); err == nil {
+		t.Fatal("StartWorker started the closer without a judge")
+	}
+	if _, err := StartWorker(ctx, svc, WorkerConfig{Every: time.Second, Batch: continuity.MaxDiscover + 1}, &syncBuffer{}); err == nil {
+		t.Fatal("StartWorker accepted a batch over MaxDiscover")
+	}
+
+	// A conversation that briefed one commitment ended; the closer, on,
+	// resolves it in the first pass, which runs at once.
+	m, err := svc.Remember(ctx, "team-a", continuity.RememberParams{Kind: continuity.KindCommitment, Topic: "t", Content: "ship", Actor: continuity.ActorUserCLI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.Open(ctx, "team-a", continuity.OpenParams{Agent: defaultAgent, SessionID: "s1", Source: continuity.SourceStartup,
+		BriefedMemories: []continuity.BriefedMemory{{ID: m.ID, Topic: "t", Status: "open"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Close(ctx, "team-a", continuity.CloseParams{Agent: defaultAgent, SessionID: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	log := &syncBuffer{}
+	stop, err := StartWorker(ctx, svc, WorkerConfig{Every: time.Hour, Closer: true, Judge: doneJudge{}, Batch: 10}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(log.String(), "resolved 1") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	if got := log.String(); got != "baton worker: swept 0, claimed 1, finished 1, resolved 1, failed 0, abandoned 0, skipped 0\n" {
+		t.Fatalf("log = %q", got)
+	}
+	v, err := svc.For("team-a").Session(ctx, defaultAgent, "s1")
+	if err != nil || v.LastMessageExcerpt != "" || v.CloserNextAt != nil {
+		t.Fatalf("row after the pass: %+v %v", v, err)
+	}
+}
+
+func TestReportPass(t *testing.T) {
+	cases := []struct {
+		name string
+		r    continuity.WorkerResult
+		err  error
+		want string
+	}{
+		{"an idle pass says nothing", continuity.WorkerResult{}, nil, ""},
+		{"a pass that swept", continuity.WorkerResult{Swept: 2}, nil, "baton worker: swept 2, claimed 0, finished 0, resolved 0, failed 0, abandoned 0, skipped 0\n"},
+		{"a failed pass says so", continuity.WorkerResult{Failed: 1}, continuity.Errorf(continuity.CodeInternal, "the closer's judge failed"),
+			"baton worker: pass failed: internal: the closer's judge failed (swept 0, claimed 0, finished 0, resolved 0, failed 1, abandoned 0, skipped 0)\n"},
+	}
+	for _, tc := range cases {
+		var b bytes.Buffer
+		reportPass(&b, tc.r, tc.err)
+		if b.String() != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, b.String(), tc.want)
+		}
+	}
+}
