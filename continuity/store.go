@@ -60,6 +60,15 @@ type Store interface {
 	//
 	// Errors: invalid (limit), internal.
 	CloserDue(ctx context.Context, at time.Time, limit int) ([]RowRef, error)
+	// RetentionDue returns, across every tenant, up to limit (1 to
+	// MaxDiscover) tenants greater than after, in order, that hold a
+	// ledger line at before ledgerBefore or a prompt at before
+	// promptsBefore: the tenants the worker's retention pass prunes (with
+	// Service.Prune, in each tenant's own transactions). As Lapsed, it
+	// runs outside any tenant's transaction and returns only tenant ids.
+	//
+	// Errors: invalid (limit), internal.
+	RetentionDue(ctx context.Context, ledgerBefore, promptsBefore time.Time, after string, limit int) ([]string, error)
 }
 
 // MaxDiscover bounds the rows one Lapsed or CloserDue call returns.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/batonhq/baton/continuity/memrule"
@@ -35,7 +36,31 @@ type Worker struct {
 	batch    int
 	claimTTL time.Duration
 	report   func(WorkerResult, error)
+
+	// retainEvery is how often a pass runs retention; home is where the
+	// archived bottles it prunes are (empty: none).
+	retainEvery time.Duration
+	home        string
+	mu          sync.Mutex
+	retainedAt  time.Time // when a pass last ran retention; zero: never
 }
+
+// DefaultRetentionEvery is how often the worker's passes prune what is past
+// its retention (Retention): the first pass does, then one pass an hour.
+const DefaultRetentionEvery = time.Hour
+
+// WithRetentionEvery replaces DefaultRetentionEvery (a positive duration).
+func WithRetentionEvery(d time.Duration) WorkerOption {
+	return func(w *Worker) {
+		if d > 0 {
+			w.retainEvery = d
+		}
+	}
+}
+
+// WithBottleHome has the retention pass also prune the archived bottles
+// under home (a local worker's BATON_HOME; a team server keeps none).
+func WithBottleHome(home string) WorkerOption { return func(w *Worker) { w.home = home } }
 
 // WorkerOption configures a Worker.
 type WorkerOption func(*Worker)
@@ -74,7 +99,7 @@ func WithWorkerReport(report func(WorkerResult, error)) WorkerOption {
 // The closer's grace past an implicit close is the lease policy's sweep
 // grace (WithLeasePolicy).
 func NewWorker(svc *Service, opts ...WorkerOption) *Worker {
-	w := &Worker{svc: svc, batch: DefaultWorkerBatch, claimTTL: DefaultCloserClaimTTL}
+	w := &Worker{svc: svc, batch: DefaultWorkerBatch, claimTTL: DefaultCloserClaimTTL, retainEvery: DefaultRetentionEvery}
 	for _, o := range opts {
 		o(w)
 	}
@@ -103,6 +128,10 @@ type WorkerResult struct {
 	Skipped int `json:"skipped"`
 	// Usage is what the judge's verdicts cost.
 	Usage JudgeUsage `json:"usage"`
+	// Pruned is how many ledger lines and prompts past their retention the
+	// pass deleted, PrunedBottles how many archived bottles.
+	Pruned        int `json:"pruned"`
+	PrunedBottles int `json:"prunedBottles"`
 }
 
 func (r *WorkerResult) add(o WorkerResult) {
@@ -116,6 +145,8 @@ func (r *WorkerResult) add(o WorkerResult) {
 	r.Usage.InputTokens += o.Usage.InputTokens
 	r.Usage.OutputTokens += o.Usage.OutputTokens
 	r.Usage.CostMicroUSD += o.Usage.CostMicroUSD
+	r.Pruned += o.Pruned
+	r.PrunedBottles += o.PrunedBottles
 }
 
 // Run runs a pass at once and then every interval until ctx ends, handing
@@ -172,6 +203,11 @@ func (w *Worker) Tick(ctx context.Context) (WorkerResult, error) {
 			n += len(sw.Swept)
 		}
 	}
+	r, err := w.retain(ctx, now)
+	res.add(r)
+	if err != nil {
+		errs = append(errs, err)
+	}
 	if !w.CloserOn() {
 		return res, errors.Join(errs...)
 	}
@@ -186,6 +222,60 @@ func (w *Worker) Tick(ctx context.Context) (WorkerResult, error) {
 		}
 		r, err := w.close(ctx, ref)
 		res.add(r)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return res, errors.Join(errs...)
+}
+
+// retain prunes, when retention is due (the first pass, then every
+// retainEvery), every tenant's ledger lines and prompts past their
+// retention, discovered across tenants a page at a time, and the archived
+// bottles under home.
+func (w *Worker) retain(ctx context.Context, now time.Time) (WorkerResult, error) {
+	var res WorkerResult
+	w.mu.Lock()
+	due := w.retainedAt.IsZero() || !now.Before(w.retainedAt.Add(w.retainEvery))
+	if due {
+		w.retainedAt = now
+	}
+	w.mu.Unlock()
+	if !due {
+		return res, nil
+	}
+	var errs []error
+	r := w.svc.Retention()
+	// A kind with no retention (0) keeps everything: nothing is before
+	// the zero time.
+	before := func(keep time.Duration) time.Time {
+		if keep <= 0 {
+			return time.Time{}
+		}
+		return now.Add(-keep)
+	}
+	after := ""
+	for {
+		tenants, err := w.svc.store.RetentionDue(ctx, before(r.Ledger), before(r.Prompts), after, w.batch)
+		if err != nil {
+			errs = append(errs, err)
+			break
+		}
+		for _, tenant := range tenants {
+			p, err := w.svc.Prune(ctx, tenant, now)
+			res.Pruned += p.Ledger + p.Prompts
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if len(tenants) < w.batch || ctx.Err() != nil {
+			break
+		}
+		after = tenants[len(tenants)-1]
+	}
+	if w.home != "" {
+		n, err := w.svc.PruneArchivedBottles(w.home, now)
+		res.PrunedBottles = n
 		if err != nil {
 			errs = append(errs, err)
 		}

@@ -30,6 +30,36 @@ func (s *Store) CloserDue(ctx context.Context, at time.Time, limit int) ([]conti
 	}, at)
 }
 
+// RetentionDue implements continuity.Store.
+func (s *Store) RetentionDue(ctx context.Context, ledgerBefore, promptsBefore time.Time, after string, limit int) ([]string, error) {
+	if limit < 1 || limit > continuity.MaxDiscover {
+		return nil, continuity.Invalid("limit", "must be between 1 and "+strconv.Itoa(continuity.MaxDiscover))
+	}
+	var tenants []string
+	err := s.retry(ctx, func() error {
+		tenants = tenants[:0]
+		if !s.postgres {
+			return s.read.NewRaw(`SELECT user_id FROM (
+				SELECT user_id FROM ledger WHERE at < ? AND user_id > ?
+				UNION
+				SELECT user_id FROM user_prompts WHERE at < ? AND user_id > ?
+			) ORDER BY user_id LIMIT ?`, utc(ledgerBefore), after, utc(promptsBefore), after, limit).Scan(ctx, &tenants)
+		}
+		return s.read.RunInTx(ctx, &sql.TxOptions{ReadOnly: true}, func(ctx context.Context, tx bun.Tx) error {
+			if s.enterRole {
+				if _, err := tx.ExecContext(ctx, "SET LOCAL ROLE "+RuntimeRole); err != nil {
+					return err
+				}
+			}
+			return tx.NewRaw("SELECT user_id FROM baton_retention_due(?, ?, ?, ?)", utc(ledgerBefore), utc(promptsBefore), after, limit).Scan(ctx, &tenants)
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return tenants, nil
+}
+
 // closerStatuses are the triage statuses the closer may take (overflowed is
 // terminal); migration 006's baton_closer_due holds the same list.
 var closerStatuses = []string{"idle", "pending", "expired", "completed"}

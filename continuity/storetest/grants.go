@@ -56,6 +56,8 @@ var runtimeGrants = map[string][]string{
 	// through SECURITY DEFINER functions (migration 006).
 	"baton_lapsed(timestamp with time zone, integer)":     {"EXECUTE"},
 	"baton_closer_due(timestamp with time zone, integer)": {"EXECUTE"},
+	// Retention's discovery of the tenants to prune (migration 009).
+	"baton_retention_due(timestamp with time zone, timestamp with time zone, text, integer)": {"EXECUTE"},
 }
 
 func testGrants(t *testing.T, h Harness) {

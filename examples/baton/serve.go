@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/batonhq/baton/adapters/httpapi"
+	"github.com/batonhq/baton/adapters/statuspage"
 	"github.com/batonhq/baton/continuity"
 	"github.com/batonhq/baton/continuity/sqlstore"
 )
@@ -39,6 +40,8 @@ type ServeCmd struct {
 	DSN             string        `name:"dsn" help:"The store: a Postgres URL (postgres://...) or a SQLite file; default $BATON_DSN, else the embedded SQLite at $BATON_HOME/baton.db."`
 	KeysFile        string        `name:"keys-file" type:"path" help:"A file of key=tenant entries, one a line or comma-separated (instead of BATON_API_KEYS)."`
 	ShutdownTimeout time.Duration `name:"shutdown-timeout" default:"10s" help:"On SIGINT or SIGTERM, how long in-flight requests may take to finish before they are cut off."`
+	WorkerEvery     time.Duration `name:"worker-every" default:"1m" help:"Time between the worker's passes (the sweep across tenants, retention, and the closer with BATON_CLOSER=1); every replica runs one, and their claims keep them from working a row twice."`
+	NoWorker        bool          `name:"no-worker" help:"Serve without the worker (run baton worker elsewhere)."`
 
 	// Background are run beside the server, each in its own goroutine,
 	// with the service every tenant's requests are served by (a sweep, a
@@ -79,9 +82,16 @@ func (c *ServeCmd) Run(ctx context.Context, env *Env) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
+	_, keyless := auth.(localAuthenticator)
+	status := &statuspage.Options{Keyless: keyless, WorkDir: env.Dir}
+	if env.Home != "" {
+		// Bottles are rendered where the transcripts are: a local server
+		// shows this machine's; a team server has none to show.
+		status.Bottles = statuspage.HomeBottles(env.Home)
+	}
 	srv := &http.Server{
 		Handler: httpapi.NewHandler(func(tenant string) continuity.API { return svc.For(tenant) },
-			httpapi.Options{Authenticator: auth, Logger: log}),
+			httpapi.Options{Authenticator: auth, Logger: log, Status: status}),
 		ReadHeaderTimeout: serveReadHeaderTimeout,
 		ReadTimeout:       serveReadTimeout,
 		WriteTimeout:      serveWriteTimeout,
@@ -105,6 +115,14 @@ func (c *ServeCmd) Run(ctx context.Context, env *Env) error {
 	var workers sync.WaitGroup
 	for _, run := range c.Background {
 		workers.Go(func() { run(background, svc) })
+	}
+	if !c.NoWorker {
+		stop, err := StartWorker(background, svc, WorkerConfig{Every: cmp.Or(c.WorkerEvery, DefaultWorkerEvery), Closer: env.Closer, Judge: closerJudge, Home: env.Home}, env.Stderr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("serve: %w", err)
+		}
+		defer stop()
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

@@ -11,17 +11,18 @@ import (
 	"time"
 
 	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/continuity/judge"
 )
 
 // DefaultWorkerEvery is how often `baton worker` and `baton serve` run a
 // worker pass.
 const DefaultWorkerEvery = time.Minute
 
-// closerJudge is the judge the closer asks when BATON_CLOSER=1. The binary
-// builds none in yet: it is bound here when package continuity/judge (the
-// reference judge) is part of the build, and until then the closer refuses
-// to start rather than run without one.
-var closerJudge continuity.Judge
+// closerJudge is the judge the closer asks when BATON_CLOSER=1: the
+// deterministic reference judge (continuity/judge). `baton eval` measures it
+// (and the LLM judge) against the validation bar before a team turns the
+// closer on.
+var closerJudge continuity.Judge = judge.Reference{}
 
 // WorkerConfig is how the worker runs, whoever starts it (`baton worker`,
 // `baton serve`).
@@ -36,6 +37,9 @@ type WorkerConfig struct {
 	// Batch is how many rows a pass discovers for each of the sweep and the
 	// closer; 0 means continuity.DefaultWorkerBatch.
 	Batch int
+	// Home is BATON_HOME, whose archived bottles retention prunes; empty
+	// for none.
+	Home string
 }
 
 // options returns the worker's options, or an error when the closer is on
@@ -53,6 +57,9 @@ func (c WorkerConfig) options(log io.Writer) ([]continuity.WorkerOption, error) 
 			return nil, fmt.Errorf("the worker's batch must be 1 to %d", continuity.MaxDiscover)
 		}
 		opts = append(opts, continuity.WithWorkerBatch(c.Batch))
+	}
+	if c.Home != "" {
+		opts = append(opts, continuity.WithBottleHome(c.Home))
 	}
 	opts = append(opts, continuity.WithWorkerReport(func(r continuity.WorkerResult, err error) { reportPass(log, r, err) }))
 	return opts, nil
@@ -91,8 +98,8 @@ func reportPass(log io.Writer, r continuity.WorkerResult, err error) {
 }
 
 func passLine(r continuity.WorkerResult) string {
-	return fmt.Sprintf("swept %d, claimed %d, finished %d, resolved %d, failed %d, abandoned %d, skipped %d",
-		r.Swept, r.Claimed, r.Finished, r.Resolved, r.Failed, r.Abandoned, r.Skipped)
+	return fmt.Sprintf("swept %d, claimed %d, finished %d, resolved %d, failed %d, abandoned %d, skipped %d, pruned %d, pruned bottles %d",
+		r.Swept, r.Claimed, r.Finished, r.Resolved, r.Failed, r.Abandoned, r.Skipped, r.Pruned, r.PrunedBottles)
 }
 
 // WorkerCmd runs the worker alone: it sweeps the lapsed sessions of every
@@ -106,7 +113,7 @@ type WorkerCmd struct {
 
 // Run runs the worker.
 func (c *WorkerCmd) Run(ctx context.Context, env *Env) error {
-	cfg := WorkerConfig{Every: c.Every, Closer: env.Closer, Judge: closerJudge}
+	cfg := WorkerConfig{Every: c.Every, Closer: env.Closer, Judge: closerJudge, Home: env.Home}
 	if c.Every < time.Second {
 		return errors.New("--every must be at least 1s")
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -55,7 +56,6 @@ func TestWorkerRefuses(t *testing.T) {
 		want   string
 	}{
 		{"an interval under a second", false, []string{"worker", "--every", "999ms"}, exitFailure, "--every must be at least 1s"},
-		{"the closer without a judge", true, []string{"worker", "--once"}, exitFailure, "BATON_CLOSER=1 needs a judge"},
 		{"a malformed interval", false, []string{"worker", "--every", "soon"}, exitUsage, "--every"},
 	}
 	for _, tc := range cases {
@@ -136,7 +136,7 @@ func TestStartWorker(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	stop()
-	if got := log.String(); got != "baton worker: swept 0, claimed 1, finished 1, resolved 1, failed 0, abandoned 0, skipped 0\n" {
+	if got := log.String(); got != "baton worker: swept 0, claimed 1, finished 1, resolved 1, failed 0, abandoned 0, skipped 0, pruned 0, pruned bottles 0\n" {
 		t.Fatalf("log = %q", got)
 	}
 	v, err := svc.For("team-a").Session(ctx, defaultAgent, "s1")
@@ -153,9 +153,9 @@ func TestReportPass(t *testing.T) {
 		want string
 	}{
 		{"an idle pass says nothing", continuity.WorkerResult{}, nil, ""},
-		{"a pass that swept", continuity.WorkerResult{Swept: 2}, nil, "baton worker: swept 2, claimed 0, finished 0, resolved 0, failed 0, abandoned 0, skipped 0\n"},
+		{"a pass that swept", continuity.WorkerResult{Swept: 2}, nil, "baton worker: swept 2, claimed 0, finished 0, resolved 0, failed 0, abandoned 0, skipped 0, pruned 0, pruned bottles 0\n"},
 		{"a failed pass says so", continuity.WorkerResult{Failed: 1}, continuity.Errorf(continuity.CodeInternal, "the closer's judge failed"),
-			"baton worker: pass failed: internal: the closer's judge failed (swept 0, claimed 0, finished 0, resolved 0, failed 1, abandoned 0, skipped 0)\n"},
+			"baton worker: pass failed: internal: the closer's judge failed (swept 0, claimed 0, finished 0, resolved 0, failed 1, abandoned 0, skipped 0, pruned 0, pruned bottles 0)\n"},
 	}
 	for _, tc := range cases {
 		var b bytes.Buffer
@@ -163,5 +163,22 @@ func TestReportPass(t *testing.T) {
 		if b.String() != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, b.String(), tc.want)
 		}
+	}
+}
+
+// TestCloserNeedsAJudge: the closer never runs without a judge; the binary
+// binds the reference judge, so BATON_CLOSER=1 runs it.
+func TestCloserNeedsAJudge(t *testing.T) {
+	if _, err := (WorkerConfig{Every: time.Minute, Closer: true}).options(io.Discard); err == nil || !strings.Contains(err.Error(), "BATON_CLOSER=1 needs a judge") {
+		t.Fatalf("the closer without a judge: %v", err)
+	}
+	if closerJudge == nil {
+		t.Fatal("the binary binds no judge for the closer")
+	}
+	env := testEnv(t)
+	env.Closer = true
+	stdout, stderr, status := run(t, env, []string{"worker", "--once"})
+	if status != exitOK || !strings.HasPrefix(stdout, "swept 0, claimed 0") {
+		t.Fatalf("worker --once with the closer on: status %d, stdout %q, stderr %q", status, stdout, stderr)
 	}
 }
