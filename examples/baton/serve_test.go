@@ -372,3 +372,34 @@ func TestLoopbackAddr(t *testing.T) {
 		}
 	}
 }
+
+// TestServeRunsTheWorker: serve runs the worker beside the server; its
+// first pass sweeps a conversation that lapsed while nobody served.
+func TestServeRunsTheWorker(t *testing.T) {
+	env := testEnv(t)
+	ctx := context.Background()
+	old, done, err := env.openService(ctx, "", nil, continuity.WithClock(func() time.Time { return time.Now().Add(-48 * time.Hour) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.For("local").Open(ctx, continuity.OpenParams{Agent: defaultAgent, SessionID: "lapsed", Source: continuity.SourceStartup, Project: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	done()
+	s := startServe(t, env, ServeCmd{})
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(s.log.String(), "baton worker: swept 1") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(s.log.String(), "baton worker: swept 1") {
+		t.Fatalf("serve's worker did not sweep the lapsed conversation:\n%s", s.log.String())
+	}
+	api, closeAPI, err := env.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeAPI()
+	if v, err := api.Session(ctx, defaultAgent, "lapsed"); err != nil || v.ClosedAt == nil {
+		t.Fatalf("the lapsed conversation after serve's first pass: %+v, %v; want closed", v, err)
+	}
+}
