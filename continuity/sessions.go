@@ -315,29 +315,48 @@ func (s *Service) heartbeat(ctx context.Context, tenant string, p HeartbeatParam
 	var res HeartbeatResult
 	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
 		now := s.clock()
-		row, err := lockSession(ctx, tx, agent, sid)
+		var text *string
+		truncated := false
+		if p.LastMessageExcerpt != nil {
+			var cut string
+			cut, truncated = excerpt(*p.LastMessageExcerpt)
+			text = &cut
+		}
+		// A live row's heartbeat is one statement and takes no project
+		// lock: it leaves the project's leased-open set as it was.
+		row, err := tx.TouchLive(ctx, SessionTouch{Agent: agent, SessionID: sid, Now: now, LiveAfter: s.lease.LiveAfter(now),
+			Excerpt: text, Stop: p.Stop, Compact: compact})
 		if err != nil {
 			return err
 		}
-		resurrected := s.state(row, now) != lease.Live
+		resurrected := row == nil
 		if resurrected {
-			activate(row, now)
-		} else {
-			row.LastSeenAt = lease.Floor(row.LastSeenAt, now)
-		}
-		truncated := false
-		if p.LastMessageExcerpt != nil {
-			row.LastMessageExcerpt, truncated = excerpt(*p.LastMessageExcerpt)
-		}
-		if p.Stop {
-			row.StopCount++
-			row.ActivationStops++
-		}
-		if compact {
-			row.Compactions++
-		}
-		if err := tx.UpdateSession(ctx, row); err != nil {
-			return err
+			// Closed or lapsed (or absent): the project lock, then the
+			// row, and the heartbeat resurrects it.
+			if row, err = lockSession(ctx, tx, agent, sid); err != nil {
+				return err
+			}
+			if s.state(row, now) == lease.Live {
+				// Live again by now (a clock behind the one that kept
+				// it): floor it, as a live heartbeat does.
+				resurrected = false
+				row.LastSeenAt = lease.Floor(row.LastSeenAt, now)
+			} else {
+				activate(row, now)
+			}
+			if text != nil {
+				row.LastMessageExcerpt = *text
+			}
+			if p.Stop {
+				row.StopCount++
+				row.ActivationStops++
+			}
+			if compact {
+				row.Compactions++
+			}
+			if err := tx.UpdateSession(ctx, row); err != nil {
+				return err
+			}
 		}
 		if p.Stop && p.LastMessageExcerpt != nil && row.LastMessageExcerpt != "" {
 			// Each Stop's excerpt is kept for degraded bottles.

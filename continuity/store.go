@@ -140,6 +140,17 @@ type Tx interface {
 	// the natural key and the project, which never change after insert;
 	// not_found when the tenant owns no such row.
 	UpdateSession(ctx context.Context, s *Session) error
+	// TouchLive applies a heartbeat to the conversation's row in one
+	// statement when the row is live at t.Now (no closed_at, last seen
+	// strictly after t.LiveAfter): last_seen_at floored to t.Now, the
+	// excerpt replaced when t.Excerpt is set, the Stop counts
+	// (stop_count, activation_stops) incremented when t.Stop, compactions
+	// when t.Compact. It returns the row as updated, or nil and no error
+	// when the tenant has no such row or it is not live. A live row's
+	// heartbeat leaves the project's leased-open set as it was, so it
+	// takes neither the project lock nor a separate row read; a heartbeat
+	// that finds nil takes both and resurrects.
+	TouchLive(ctx context.Context, t SessionTouch) (*Session, error)
 	// OpenSessions returns the rows with no closed_at for the project (""
 	// matches rows with no project), in id order. Callers evaluate the
 	// lease themselves.
@@ -298,4 +309,18 @@ type Tx interface {
 	// SessionLedger is Ledger restricted to the lines whose session is
 	// sessionID.
 	SessionLedger(ctx context.Context, sessionID string, after uuid.UUID, limit int) ([]LedgerEntry, error)
+}
+
+// SessionTouch is a live conversation's heartbeat (Tx.TouchLive).
+type SessionTouch struct {
+	Agent     string
+	SessionID string
+	// Now is the heartbeat's instant; LiveAfter is lease.Policy.LiveAfter
+	// of it.
+	Now       time.Time
+	LiveAfter time.Time
+	// Excerpt, when set, replaces the last message excerpt.
+	Excerpt *string
+	Stop    bool
+	Compact bool
 }

@@ -50,6 +50,7 @@ var notOnWire = map[string]string{
 	"continuity.HookEvent":       "an adapter's normalized harness input, handled in-process; the wire carries the episode params",
 	"continuity.HookOutcome":     "what an adapter writes in its harness's envelope, in-process",
 	"continuity.BriefingPolicy":  "service configuration (WithBriefingPolicy)",
+	"continuity.SessionTouch":    "a Tx heartbeat of a live row; the wire carries the heartbeat params",
 	"continuity.MemoryQuery":     "a Tx query; the HTTP briefing and memory routes take their own params",
 	"lease.Policy":               "service configuration (WithLeasePolicy, LeasePolicy)",
 	"continuity.JudgeCase":       "the closer's in-process question to a Judge; an LLM judge sends its own bounded prompt",

@@ -87,6 +87,13 @@ func (p Policy) Expiry(lastSeen time.Time) time.Time {
 	return lastSeen.Add(p.Lease)
 }
 
+// LiveAfter is Expiry read the other way, for a store's query: a row that
+// is not closed is live at now exactly when it was last seen strictly
+// after LiveAfter(now).
+func (p Policy) LiveAfter(now time.Time) time.Time {
+	return now.Add(-p.Lease)
+}
+
 // Within reports whether the instant t lies inside the lease of a row last
 // seen at lastSeen: t is strictly before Expiry(lastSeen).
 func (p Policy) Within(lastSeen, t time.Time) bool {
