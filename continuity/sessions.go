@@ -359,8 +359,15 @@ func (s *Service) heartbeat(ctx context.Context, tenant string, p HeartbeatParam
 			}
 		}
 		if p.Stop && p.LastMessageExcerpt != nil && row.LastMessageExcerpt != "" {
-			// Each Stop's excerpt is kept for degraded bottles.
-			if err := tx.InsertStopExcerpt(ctx, MaxStopExcerpts, &StopExcerpt{ID: s.newID(), Tenant: tenant, Agent: agent, SessionID: sid,
+			// Each Stop's excerpt is kept for degraded bottles, the newest
+			// MaxStopExcerpts of the conversation. Only a Stop inserts
+			// one, and every Stop is counted, so until the count passes
+			// the bound there is nothing to trim.
+			keep := MaxStopExcerpts
+			if row.StopCount <= MaxStopExcerpts {
+				keep = 0
+			}
+			if err := tx.InsertStopExcerpt(ctx, keep, &StopExcerpt{ID: s.newID(), Tenant: tenant, Agent: agent, SessionID: sid,
 				Text: row.LastMessageExcerpt, Truncated: truncated, At: now}); err != nil {
 				return err
 			}

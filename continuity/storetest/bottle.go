@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -152,6 +153,38 @@ func testBottle(t *testing.T, h Harness) {
 		}
 		if len(got) != keep || got[0].Text != "stop 2" || got[keep-1].Text != "stop 4" || len(other) != 1 {
 			t.Fatalf("kept %+v and %d of the other conversation, want the newest %d", got, len(other), keep)
+		}
+	})
+
+	// The service keeps a conversation's newest MaxStopExcerpts: at the
+	// bound every Stop's excerpt is still there; past it the oldest go.
+	t.Run("HeartbeatKeepsTheNewestExcerpts", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		mustOpen(t, f, tenantA, startup("s1"))
+		excerpts := func() []continuity.StopExcerpt {
+			t.Helper()
+			return ofConversation(t, f, tenantA, agent, "s1", continuity.Tx.StopExcerpts)
+		}
+		stop := func(i int) {
+			t.Helper()
+			f.clock.Advance(time.Second)
+			text := "stop " + strconv.Itoa(i)
+			if _, err := f.svc.Heartbeat(ctx, tenantA, continuity.HeartbeatParams{Agent: agent, SessionID: "s1", Stop: true, LastMessageExcerpt: &text}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := 1; i <= continuity.MaxStopExcerpts; i++ {
+			stop(i)
+		}
+		if got := excerpts(); len(got) != continuity.MaxStopExcerpts || got[0].Text != "stop 1" {
+			t.Fatalf("at the bound: %d excerpts, the oldest %q; want every one of %d", len(got), got[0].Text, continuity.MaxStopExcerpts)
+		}
+		stop(continuity.MaxStopExcerpts + 1)
+		stop(continuity.MaxStopExcerpts + 2)
+		got := excerpts()
+		if len(got) != continuity.MaxStopExcerpts || got[0].Text != "stop 3" || got[len(got)-1].Text != "stop "+strconv.Itoa(continuity.MaxStopExcerpts+2) {
+			t.Fatalf("past the bound: %d excerpts from %q to %q; want the newest %d", len(got), got[0].Text, got[len(got)-1].Text, continuity.MaxStopExcerpts)
 		}
 	})
 
