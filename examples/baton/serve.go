@@ -65,6 +65,9 @@ Exit status: 0 after a clean shutdown; 1 when the keys, the address or the store
 
 // Run serves until ctx ends or the process is signalled, then shuts down.
 func (c *ServeCmd) Run(ctx context.Context, env *Env) error {
+	if c.WorkerEvery != 0 && c.WorkerEvery < time.Second {
+		return errors.New("serve: --worker-every must be at least 1s")
+	}
 	auth, who, err := c.authenticator(env)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)

@@ -344,6 +344,7 @@ func TestServeRefuses(t *testing.T) {
 		{"malformed BATON_API_KEYS", "k-without-tenant", "local", nil, "BATON_API_KEYS: invalid"},
 		{"a missing key file", "", "local", []string{"--keys-file", keys + ".nope"}, "does not exist"},
 		{"an invalid local tenant", "", "", nil, "BATON_TENANT: invalid"},
+		{"a worker interval under a second", "", "local", []string{"--worker-every", "999ms"}, "--worker-every must be at least 1s"},
 	}
 	for _, tc := range cases {
 		env := testEnv(t)
