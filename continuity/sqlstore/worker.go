@@ -32,18 +32,36 @@ func (s *Store) CloserDue(ctx context.Context, at time.Time, limit int) ([]conti
 
 // RetentionDue implements continuity.Store.
 func (s *Store) RetentionDue(ctx context.Context, ledgerBefore, promptsBefore time.Time, after string, limit int) ([]string, error) {
-	if limit < 1 || limit > continuity.MaxDiscover {
-		return nil, continuity.Invalid("limit", "must be between 1 and "+strconv.Itoa(continuity.MaxDiscover))
-	}
 	var tenants []string
-	err := s.retry(ctx, func() error {
+	err := s.across(ctx, limit, func(ctx context.Context) error {
 		tenants = tenants[:0]
-		if !s.postgres {
-			return s.read.NewRaw(`SELECT user_id FROM (
+		return s.read.NewRaw(`SELECT user_id FROM (
 				SELECT user_id FROM ledger WHERE at < ? AND user_id > ?
 				UNION
 				SELECT user_id FROM user_prompts WHERE at < ? AND user_id > ?
 			) ORDER BY user_id LIMIT ?`, utc(ledgerBefore), after, utc(promptsBefore), after, limit).Scan(ctx, &tenants)
+	}, func(ctx context.Context, tx bun.Tx) error {
+		tenants = tenants[:0]
+		return tx.NewRaw("SELECT user_id FROM baton_retention_due(?, ?, ?, ?)", utc(ledgerBefore), utc(promptsBefore), after, limit).Scan(ctx, &tenants)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return tenants, nil
+}
+
+// across runs one read outside any tenant, the worker's discovery: limit
+// must be 1 to MaxDiscover; on SQLite, which has no row-level security,
+// plain runs a plain read; on Postgres, definer runs in a read-only
+// transaction as the runtime role with no tenant set, where only the
+// migrations' SECURITY DEFINER functions see across tenants.
+func (s *Store) across(ctx context.Context, limit int, plain func(ctx context.Context) error, definer func(ctx context.Context, tx bun.Tx) error) error {
+	if limit < 1 || limit > continuity.MaxDiscover {
+		return continuity.Invalid("limit", "must be between 1 and "+strconv.Itoa(continuity.MaxDiscover))
+	}
+	return s.retry(ctx, func() error {
+		if !s.postgres {
+			return plain(ctx)
 		}
 		return s.read.RunInTx(ctx, &sql.TxOptions{ReadOnly: true}, func(ctx context.Context, tx bun.Tx) error {
 			if s.enterRole {
@@ -51,13 +69,9 @@ func (s *Store) RetentionDue(ctx context.Context, ledgerBefore, promptsBefore ti
 					return err
 				}
 			}
-			return tx.NewRaw("SELECT user_id FROM baton_retention_due(?, ?, ?, ?)", utc(ledgerBefore), utc(promptsBefore), after, limit).Scan(ctx, &tenants)
+			return definer(ctx, tx)
 		})
 	})
-	if err != nil {
-		return nil, err
-	}
-	return tenants, nil
 }
 
 // closerStatuses are the triage statuses the closer may take (overflowed is
@@ -69,27 +83,17 @@ var closerStatuses = []string{"idle", "pending", "expired", "completed"}
 // tenant set (the function alone sees across tenants); on SQLite, which has
 // no row-level security, the same filter as a plain read.
 func (s *Store) discover(ctx context.Context, fn string, limit int, filter func(*bun.SelectQuery) *bun.SelectQuery, at time.Time) ([]continuity.RowRef, error) {
-	if limit < 1 || limit > continuity.MaxDiscover {
-		return nil, continuity.Invalid("limit", "must be between 1 and "+strconv.Itoa(continuity.MaxDiscover))
-	}
 	var rows []struct {
 		UserID string    `bun:"user_id"`
 		ID     uuid.UUID `bun:"id"`
 	}
-	err := s.retry(ctx, func() error {
+	err := s.across(ctx, limit, func(ctx context.Context) error {
 		rows = rows[:0]
-		if !s.postgres {
-			return filter(s.read.NewSelect().TableExpr("agent_sessions").Column("user_id", "id")).
-				Limit(int64(limit)).Scan(ctx, &rows)
-		}
-		return s.read.RunInTx(ctx, &sql.TxOptions{ReadOnly: true}, func(ctx context.Context, tx bun.Tx) error {
-			if s.enterRole {
-				if _, err := tx.ExecContext(ctx, "SET LOCAL ROLE "+RuntimeRole); err != nil {
-					return err
-				}
-			}
-			return tx.NewRaw("SELECT user_id, id FROM "+fn+"(?, ?)", utc(at), limit).Scan(ctx, &rows)
-		})
+		return filter(s.read.NewSelect().TableExpr("agent_sessions").Column("user_id", "id")).
+			Limit(int64(limit)).Scan(ctx, &rows)
+	}, func(ctx context.Context, tx bun.Tx) error {
+		rows = rows[:0]
+		return tx.NewRaw("SELECT user_id, id FROM "+fn+"(?, ?)", utc(at), limit).Scan(ctx, &rows)
 	})
 	if err != nil {
 		return nil, err
