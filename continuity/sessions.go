@@ -337,8 +337,9 @@ func (s *Service) heartbeat(ctx context.Context, tenant string, p HeartbeatParam
 				return err
 			}
 			if s.state(row, now) == lease.Live {
-				// Live again by now (a clock behind the one that kept
-				// it): floor it, as a live heartbeat does.
+				// Made live between the two reads by another writer (a
+				// concurrent resurrection or resume): floor it, as a live
+				// heartbeat does.
 				resurrected = false
 				row.LastSeenAt = lease.Floor(row.LastSeenAt, now)
 			} else {

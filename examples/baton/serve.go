@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -44,8 +45,8 @@ type ServeCmd struct {
 	NoWorker        bool          `name:"no-worker" help:"Serve without the worker (run baton worker elsewhere)."`
 
 	// Background are run beside the server, each in its own goroutine,
-	// with the service every tenant's requests are served by (a sweep, a
-	// closer). Their context ends when shutdown begins; serve returns once
+	// with the service every tenant's requests are served by; serve adds
+	// the worker (sweep, retention, closer) unless --no-worker. Their context ends when shutdown begins; serve returns once
 	// every one of them has.
 	Background []func(ctx context.Context, svc *continuity.Service) `kong:"-"`
 
@@ -67,6 +68,15 @@ Exit status: 0 after a clean shutdown; 1 when the keys, the address or the store
 func (c *ServeCmd) Run(ctx context.Context, env *Env) error {
 	if c.WorkerEvery != 0 && c.WorkerEvery < time.Second {
 		return errors.New("serve: --worker-every must be at least 1s")
+	}
+	background := c.Background
+	if !c.NoWorker {
+		cfg := WorkerConfig{Every: cmp.Or(c.WorkerEvery, DefaultWorkerEvery), Closer: env.Closer, Judge: closerJudge, Home: env.Home}
+		worker, err := cfg.runner(env.Stderr)
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		background = append(slices.Clip(background), worker)
 	}
 	auth, who, err := c.authenticator(env)
 	if err != nil {
@@ -113,19 +123,11 @@ func (c *ServeCmd) Run(ctx context.Context, env *Env) error {
 		c.ready(ln.Addr())
 	}
 
-	background, stopBackground := context.WithCancel(ctx)
+	backgroundCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
 	var workers sync.WaitGroup
-	for _, run := range c.Background {
-		workers.Go(func() { run(background, svc) })
-	}
-	if !c.NoWorker {
-		stop, err := StartWorker(background, svc, WorkerConfig{Every: cmp.Or(c.WorkerEvery, DefaultWorkerEvery), Closer: env.Closer, Judge: closerJudge, Home: env.Home}, env.Stderr)
-		if err != nil {
-			ln.Close()
-			return fmt.Errorf("serve: %w", err)
-		}
-		defer stop()
+	for _, run := range background {
+		workers.Go(func() { run(backgroundCtx, svc) })
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

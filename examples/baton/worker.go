@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os/signal"
-	"sync"
 	"syscall"
 	"time"
 
@@ -65,25 +64,23 @@ func (c WorkerConfig) options(log io.Writer) ([]continuity.WorkerOption, error) 
 	return opts, nil
 }
 
-// StartWorker runs the cross-tenant worker over svc in the background, a
-// pass at once and then every cfg.Every, logging each pass that did
-// something or failed to log (counts and error codes only, never content).
-// It returns the function that stops the worker and waits for its pass to
-// end. `baton serve` calls it in every replica; the worker's claims keep
-// the replicas from working one row twice.
-func StartWorker(ctx context.Context, svc *continuity.Service, cfg WorkerConfig, log io.Writer) (stop func(), err error) {
-	if cfg.Every < time.Second {
+// runner returns the cross-tenant worker as serve runs it beside the
+// server, one of its Background functions: a pass at once and then every
+// cfg.Every until its context ends, logging each pass that did something or
+// failed (counts and error codes only, never content). Every replica of
+// `baton serve` runs one; the worker's claims keep them from working one row
+// twice. It fails on a configuration the worker refuses.
+func (c WorkerConfig) runner(log io.Writer) (func(ctx context.Context, svc *continuity.Service), error) {
+	if c.Every < time.Second {
 		return nil, errors.New("the worker's interval must be at least 1s")
 	}
-	opts, err := cfg.options(log)
+	opts, err := c.options(log)
 	if err != nil {
 		return nil, err
 	}
-	w := continuity.NewWorker(svc, opts...)
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() { _ = w.Run(ctx, cfg.Every) })
-	return func() { cancel(); wg.Wait() }, nil
+	return func(ctx context.Context, svc *continuity.Service) {
+		_ = continuity.NewWorker(svc, opts...).Run(ctx, c.Every)
+	}, nil
 }
 
 // reportPass writes one line for a pass that did something or failed.

@@ -94,6 +94,19 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 }
 func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
+// startWorker runs the worker as serve does, in the background, and
+// returns the function that stops it and waits for its pass to end.
+func startWorker(ctx context.Context, svc *continuity.Service, cfg WorkerConfig, log io.Writer) (stop func(), err error) {
+	run, err := cfg.runner(log)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); run(ctx, svc) }()
+	return func() { cancel(); <-done }, nil
+}
+
 func TestStartWorker(t *testing.T) {
 	ctx := context.Background()
 	env := testEnv(t)
@@ -102,14 +115,14 @@ func TestStartWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer done()
-	if _, err := StartWorker(ctx, svc, WorkerConfig{Every: time.Second - time.Nanosecond}, &syncBuffer{}); err == nil {
-		t.Fatal("StartWorker accepted an interval under a second")
+	if _, err := startWorker(ctx, svc, WorkerConfig{Every: time.Second - time.Nanosecond}, &syncBuffer{}); err == nil {
+		t.Fatal("the worker accepted an interval under a second")
 	}
-	if _, err := StartWorker(ctx, svc, WorkerConfig{Every: time.Second, Closer: true}, &syncBuffer{}); err == nil {
-		t.Fatal("StartWorker started the closer without a judge")
+	if _, err := startWorker(ctx, svc, WorkerConfig{Every: time.Second, Closer: true}, &syncBuffer{}); err == nil {
+		t.Fatal("the worker started the closer without a judge")
 	}
-	if _, err := StartWorker(ctx, svc, WorkerConfig{Every: time.Second, Batch: continuity.MaxDiscover + 1}, &syncBuffer{}); err == nil {
-		t.Fatal("StartWorker accepted a batch over MaxDiscover")
+	if _, err := startWorker(ctx, svc, WorkerConfig{Every: time.Second, Batch: continuity.MaxDiscover + 1}, &syncBuffer{}); err == nil {
+		t.Fatal("the worker accepted a batch over MaxDiscover")
 	}
 
 	// A conversation that briefed one commitment ended; the closer, on,
@@ -127,7 +140,7 @@ func TestStartWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := &syncBuffer{}
-	stop, err := StartWorker(ctx, svc, WorkerConfig{Every: time.Hour, Closer: true, Judge: doneJudge{}, Batch: 10}, log)
+	stop, err := startWorker(ctx, svc, WorkerConfig{Every: time.Hour, Closer: true, Judge: doneJudge{}, Batch: 10}, log)
 	if err != nil {
 		t.Fatal(err)
 	}
