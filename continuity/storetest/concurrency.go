@@ -19,6 +19,10 @@ import (
 func testConcurrency(t *testing.T, h Harness) {
 	ctx := context.Background()
 
+	t.Run("HeartbeatsRaceCloses", func(t *testing.T) {
+		t.Parallel()
+		testHeartbeatsRaceCloses(t, h)
+	})
 	t.Run("HeartbeatsKeepTheLatest", func(t *testing.T) {
 		t.Parallel()
 		st, _ := h.New(t)
