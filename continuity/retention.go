@@ -41,6 +41,16 @@ func (s *Service) Retention() Retention {
 	return *s.retention
 }
 
+// pruneBefore is the instant before which rows of a kind kept for keep are
+// pruned at now; the zero time, before which nothing is, when keep keeps
+// the kind forever.
+func pruneBefore(keep time.Duration, now time.Time) time.Time {
+	if keep <= 0 {
+		return time.Time{}
+	}
+	return now.Add(-keep)
+}
+
 // PruneResult counts the rows a prune deleted, by kind.
 type PruneResult struct {
 	Ledger  int `json:"ledger"`
@@ -69,10 +79,10 @@ func (s *Service) Prune(ctx context.Context, tenant string, now time.Time) (Prun
 		{r.Prompts, &res.Prompts, Tx.PrunePrompts},
 	}
 	for _, k := range kinds {
-		if k.keep <= 0 {
+		before := pruneBefore(k.keep, now)
+		if before.IsZero() {
 			continue
 		}
-		before := now.Add(-k.keep)
 		for {
 			var n int
 			err := s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {

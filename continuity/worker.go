@@ -246,17 +246,9 @@ func (w *Worker) retain(ctx context.Context, now time.Time) (WorkerResult, error
 	}
 	var errs []error
 	r := w.svc.Retention()
-	// A kind with no retention (0) keeps everything: nothing is before
-	// the zero time.
-	before := func(keep time.Duration) time.Time {
-		if keep <= 0 {
-			return time.Time{}
-		}
-		return now.Add(-keep)
-	}
 	after := ""
 	for {
-		tenants, err := w.svc.store.RetentionDue(ctx, before(r.Ledger), before(r.Prompts), after, w.batch)
+		tenants, err := w.svc.store.RetentionDue(ctx, pruneBefore(r.Ledger, now), pruneBefore(r.Prompts, now), after, w.batch)
 		if err != nil {
 			errs = append(errs, err)
 			break
