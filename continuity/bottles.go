@@ -170,6 +170,9 @@ func (s *Service) SessionHistory(ctx context.Context, tenant, agent, sessionID s
 		if err != nil {
 			return err
 		}
+		// Between trims a conversation may hold a few more than the
+		// bound (ExcerptTrimEvery): the newest are read.
+		excerpts = excerpts[max(0, len(excerpts)-MaxStopExcerpts):]
 		for _, e := range excerpts {
 			rec.StopExcerpts = append(rec.StopExcerpts, bottle.StopExcerpt{PromptNumber: promptAt(prompts, e), Text: e.Text, Time: e.At})
 		}

@@ -44,9 +44,26 @@ type OpenResult struct {
 	BriefingDeliveredAt *time.Time `json:"briefingDeliveredAt,omitempty"`
 }
 
-// MaxStopExcerpts bounds the Stop excerpts kept per conversation for
-// degraded bottles: the newest are kept.
+// MaxStopExcerpts bounds the Stop excerpts read per conversation for
+// degraded bottles: the newest are read.
 const MaxStopExcerpts = 200
+
+// ExcerptTrimEvery is how often a conversation's stored excerpts are cut
+// back to its newest MaxStopExcerpts: on every ExcerptTrimEvery-th Stop
+// past the bound rather than on each, so a Stop's heartbeat seldom
+// deletes. A conversation whose every Stop carries an excerpt holds at
+// most MaxStopExcerpts+ExcerptTrimEvery-1 of them between trims.
+const ExcerptTrimEvery = 20
+
+// excerptKeep is the keep count a Stop that brought the conversation's
+// Stop count to stops passes to InsertStopExcerpt: MaxStopExcerpts when a
+// trim is due, else 0 (no trim).
+func excerptKeep(stops int) int {
+	if stops > MaxStopExcerpts && stops%ExcerptTrimEvery == 0 {
+		return MaxStopExcerpts
+	}
+	return 0
+}
 
 // MaxBriefedMemories bounds the briefed rows a session records.
 const MaxBriefedMemories = 100
@@ -312,64 +329,67 @@ func (s *Service) heartbeat(ctx context.Context, tenant string, p HeartbeatParam
 	if err := fieldsErr(f); err != nil {
 		return HeartbeatResult{}, err
 	}
+	var text *string
+	truncated := false
+	if p.LastMessageExcerpt != nil {
+		var cut string
+		cut, truncated = excerpt(*p.LastMessageExcerpt)
+		text = &cut
+	}
+	// Each Stop's excerpt is kept for degraded bottles; only a Stop with
+	// a non-empty one inserts it.
+	newExcerpt := func(at time.Time) *StopExcerpt {
+		if !p.Stop || text == nil || *text == "" {
+			return nil
+		}
+		return &StopExcerpt{ID: s.newID(), Tenant: tenant, Agent: agent, SessionID: sid, Text: *text, Truncated: truncated, At: at}
+	}
+	// A live row's heartbeat is one statement of its own and takes no
+	// project lock: it leaves the project's leased-open set as it was.
+	now := s.clock()
+	row, err := s.store.TouchLive(ctx, tenant, SessionTouch{Agent: agent, SessionID: sid, Now: now, LiveAfter: s.lease.LiveAfter(now),
+		Excerpt: text, Stop: p.Stop, Compact: compact, StopExcerpt: newExcerpt(now),
+		KeepExcerpts: MaxStopExcerpts, TrimEvery: ExcerptTrimEvery})
+	if err != nil {
+		return HeartbeatResult{}, err
+	}
+	if row != nil {
+		return HeartbeatResult{SessionRunID: row.ID, ActivationEpoch: row.ActivationEpoch, LastSeenAt: row.LastSeenAt,
+			ExcerptTruncated: truncated}, nil
+	}
+	// Closed, lapsed or absent: the project lock, then the row, and the
+	// heartbeat resurrects it.
 	var res HeartbeatResult
 	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
 		now := s.clock()
-		var text *string
-		truncated := false
-		if p.LastMessageExcerpt != nil {
-			var cut string
-			cut, truncated = excerpt(*p.LastMessageExcerpt)
-			text = &cut
-		}
-		// A live row's heartbeat is one statement and takes no project
-		// lock: it leaves the project's leased-open set as it was.
-		row, err := tx.TouchLive(ctx, SessionTouch{Agent: agent, SessionID: sid, Now: now, LiveAfter: s.lease.LiveAfter(now),
-			Excerpt: text, Stop: p.Stop, Compact: compact})
+		row, err := lockSession(ctx, tx, agent, sid)
 		if err != nil {
 			return err
 		}
-		resurrected := row == nil
-		if resurrected {
-			// Closed or lapsed (or absent): the project lock, then the
-			// row, and the heartbeat resurrects it.
-			if row, err = lockSession(ctx, tx, agent, sid); err != nil {
-				return err
-			}
-			if s.state(row, now) == lease.Live {
-				// Made live between the two reads by another writer (a
-				// concurrent resurrection or resume): floor it, as a live
-				// heartbeat does.
-				resurrected = false
-				row.LastSeenAt = lease.Floor(row.LastSeenAt, now)
-			} else {
-				activate(row, now)
-			}
-			if text != nil {
-				row.LastMessageExcerpt = *text
-			}
-			if p.Stop {
-				row.StopCount++
-				row.ActivationStops++
-			}
-			if compact {
-				row.Compactions++
-			}
-			if err := tx.UpdateSession(ctx, row); err != nil {
-				return err
-			}
+		resurrected := true
+		if s.state(row, now) == lease.Live {
+			// Made live since the touch by another writer (a concurrent
+			// resurrection or resume): floor it, as a live heartbeat does.
+			resurrected = false
+			row.LastSeenAt = lease.Floor(row.LastSeenAt, now)
+		} else {
+			activate(row, now)
 		}
-		if p.Stop && p.LastMessageExcerpt != nil && row.LastMessageExcerpt != "" {
-			// Each Stop's excerpt is kept for degraded bottles, the newest
-			// MaxStopExcerpts of the conversation. Only a Stop inserts
-			// one, and every Stop is counted, so until the count passes
-			// the bound there is nothing to trim.
-			keep := MaxStopExcerpts
-			if row.StopCount <= MaxStopExcerpts {
-				keep = 0
-			}
-			if err := tx.InsertStopExcerpt(ctx, keep, &StopExcerpt{ID: s.newID(), Tenant: tenant, Agent: agent, SessionID: sid,
-				Text: row.LastMessageExcerpt, Truncated: truncated, At: now}); err != nil {
+		if text != nil {
+			row.LastMessageExcerpt = *text
+		}
+		if p.Stop {
+			row.StopCount++
+			row.ActivationStops++
+		}
+		if compact {
+			row.Compactions++
+		}
+		if err := tx.UpdateSession(ctx, row); err != nil {
+			return err
+		}
+		if e := newExcerpt(now); e != nil {
+			if err := tx.InsertStopExcerpt(ctx, excerptKeep(row.StopCount), e); err != nil {
 				return err
 			}
 		}

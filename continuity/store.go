@@ -31,6 +31,24 @@ type Store interface {
 	// Close releases the store's connections; Write and Read then fail as
 	// internal without running fn.
 	Close() error
+	// TouchLive applies a heartbeat to tenant's conversation row when the
+	// row is live at t.Now (no closed_at, last seen strictly after
+	// t.LiveAfter), in one transaction of its own: last_seen_at floored to
+	// t.Now, the excerpt replaced when t.Excerpt is set, the Stop counts
+	// (stop_count, activation_stops) incremented when t.Stop, compactions
+	// when t.Compact, and t.StopExcerpt inserted (and the excerpts
+	// trimmed, as SessionTouch says). It returns the row as updated, or nil
+	// and no error, having changed nothing, when the tenant has no such
+	// row or it is not live. A live row's heartbeat leaves the project's
+	// leased-open set as it was, so it takes neither the project lock nor
+	// a separate row read: on Postgres it is one statement (migration
+	// 010's baton_touch_live) under the same role and tenant as Write's. A
+	// heartbeat that finds nil then takes both locks in a Write and
+	// resurrects. A tenant ValidateTenant refuses is invalid.
+	//
+	// Errors: invalid (tenant), conflict (t.StopExcerpt's id exists),
+	// internal.
+	TouchLive(ctx context.Context, tenant string, t SessionTouch) (*Session, error)
 	// EraseBatch deletes up to limit of tenant's rows, whichever of the
 	// store's tables holds them, in one transaction of its own, and
 	// returns how many it deleted: 0 once the tenant owns no row
@@ -140,17 +158,6 @@ type Tx interface {
 	// the natural key and the project, which never change after insert;
 	// not_found when the tenant owns no such row.
 	UpdateSession(ctx context.Context, s *Session) error
-	// TouchLive applies a heartbeat to the conversation's row in one
-	// statement when the row is live at t.Now (no closed_at, last seen
-	// strictly after t.LiveAfter): last_seen_at floored to t.Now, the
-	// excerpt replaced when t.Excerpt is set, the Stop counts
-	// (stop_count, activation_stops) incremented when t.Stop, compactions
-	// when t.Compact. It returns the row as updated, or nil and no error
-	// when the tenant has no such row or it is not live. A live row's
-	// heartbeat leaves the project's leased-open set as it was, so it
-	// takes neither the project lock nor a separate row read; a heartbeat
-	// that finds nil takes both and resurrects.
-	TouchLive(ctx context.Context, t SessionTouch) (*Session, error)
 	// OpenSessions returns the rows with no closed_at for the project (""
 	// matches rows with no project), in id order. Callers evaluate the
 	// lease themselves.
@@ -311,7 +318,7 @@ type Tx interface {
 	SessionLedger(ctx context.Context, sessionID string, after uuid.UUID, limit int) ([]LedgerEntry, error)
 }
 
-// SessionTouch is a live conversation's heartbeat (Tx.TouchLive).
+// SessionTouch is a live conversation's heartbeat (Store.TouchLive).
 type SessionTouch struct {
 	Agent     string
 	SessionID string
@@ -323,4 +330,14 @@ type SessionTouch struct {
 	Excerpt *string
 	Stop    bool
 	Compact bool
+	// StopExcerpt, when set, is inserted when the row was live, as the
+	// conversation's newest Stop excerpt; its tenant, agent and session
+	// are the touch's, its At is Now.
+	StopExcerpt *StopExcerpt
+	// KeepExcerpts and TrimEvery bound the conversation's excerpts after
+	// that insert: when both are above 0 and the row's new StopCount is
+	// above KeepExcerpts and a multiple of TrimEvery, every excerpt older
+	// than the newest KeepExcerpts is deleted (InsertStopExcerpt's keep).
+	KeepExcerpts int
+	TrimEvery    int
 }

@@ -79,13 +79,20 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
+// maxPostgresConns bounds a store's Postgres connections.
+const maxPostgresConns = 16
+
 func openPostgres(ctx context.Context, dsn string) (*Store, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, continuity.Invalid("dsn", "is not a valid Postgres URL")
 	}
 	sqldb := stdlib.OpenDB(*cfg)
-	sqldb.SetMaxOpenConns(16)
+	// Every connection the pool may open stays open once idle: the
+	// default keeps two, so a burst past them closed and reopened Postgres
+	// backends (a process each) under load.
+	sqldb.SetMaxOpenConns(maxPostgresConns)
+	sqldb.SetMaxIdleConns(maxPostgresConns)
 	if err := connectPostgres(ctx, sqldb, &cfg.Config); err != nil {
 		sqldb.Close()
 		return nil, err

@@ -483,32 +483,3 @@ func (t *tx) SessionLedger(ctx context.Context, sessionID string, after uuid.UUI
 	}
 	return t.ledger(ctx, sessionID, after, limit)
 }
-
-func (t *tx) TouchLive(ctx context.Context, s continuity.SessionTouch) (*continuity.Session, error) {
-	inc := func(b bool) int {
-		if b {
-			return 1
-		}
-		return 0
-	}
-	now := utc(s.Now)
-	q := t.db.NewUpdate().TableExpr("agent_sessions").
-		Set("last_seen_at = CASE WHEN last_seen_at < ? THEN ? ELSE last_seen_at END", now, now).
-		Set("stop_count = stop_count + ?", inc(s.Stop)).
-		Set("activation_stops = activation_stops + ?", inc(s.Stop)).
-		Set("compactions = compactions + ?", inc(s.Compact))
-	if s.Excerpt != nil {
-		q = q.Set("last_message_excerpt = ?", *s.Excerpt)
-	}
-	var ms []sessionModel
-	err := q.Where("user_id = ?", t.tenant).Where("agent = ?", s.Agent).Where("session_id = ?", s.SessionID).
-		Where("closed_at IS NULL").Where("last_seen_at > ?", utc(s.LiveAfter)).
-		Returning("*").Scan(ctx, &ms)
-	if err != nil {
-		return nil, translate(err)
-	}
-	if len(ms) == 0 {
-		return nil, nil
-	}
-	return coded(ms[0].session())
-}

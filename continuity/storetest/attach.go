@@ -41,6 +41,13 @@ func (p *pausingStore) Write(ctx context.Context, tenant string, fn func(ctx con
 	})
 }
 
+// TouchLive is a write transaction of its own too: "write" first.
+func (p *pausingStore) TouchLive(ctx context.Context, tenant string, t continuity.SessionTouch) (*continuity.Session, error) {
+	actor, _ := ctx.Value(actorKey{}).(string)
+	p.hook(actor, "write")
+	return p.Store.TouchLive(ctx, tenant, t)
+}
+
 type pausingTx struct {
 	continuity.Tx
 	actor string

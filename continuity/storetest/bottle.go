@@ -156,15 +156,26 @@ func testBottle(t *testing.T, h Harness) {
 		}
 	})
 
-	// The service keeps a conversation's newest MaxStopExcerpts: at the
-	// bound every Stop's excerpt is still there; past it the oldest go.
+	// The service reads a conversation's newest MaxStopExcerpts and trims
+	// the stored ones to that many on every ExcerptTrimEvery-th Stop past
+	// it: up to the Stop before a trim every excerpt is still stored (and
+	// the history reads the newest MaxStopExcerpts); at the trim the
+	// oldest go.
 	t.Run("HeartbeatKeepsTheNewestExcerpts", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, h)
 		mustOpen(t, f, tenantA, startup("s1"))
-		excerpts := func() []continuity.StopExcerpt {
+		stored := func() []continuity.StopExcerpt {
 			t.Helper()
 			return ofConversation(t, f, tenantA, agent, "s1", continuity.Tx.StopExcerpts)
+		}
+		read := func() []bottle.StopExcerpt {
+			t.Helper()
+			rec, err := f.svc.SessionHistory(ctx, tenantA, agent, "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return rec.StopExcerpts
 		}
 		stop := func(i int) {
 			t.Helper()
@@ -174,17 +185,29 @@ func testBottle(t *testing.T, h Harness) {
 				t.Fatal(err)
 			}
 		}
-		for i := 1; i <= continuity.MaxStopExcerpts; i++ {
-			stop(i)
+		const bound, every = continuity.MaxStopExcerpts, continuity.ExcerptTrimEvery
+		cases := []struct {
+			upTo                         int // Stops so far
+			storedFrom, readFrom, readTo int // the oldest stored, the oldest and newest read
+		}{
+			{bound, 1, 1, bound},                                 // at the bound: every one
+			{bound + every - 1, 1, every, bound + every - 1},     // the Stop before the trim: stored, the newest read
+			{bound + every, every + 1, every + 1, bound + every}, // the trim: the newest bound stored
+			{bound + every + 1, every + 1, every + 2, bound + every + 1},
+			{bound + 2*every, 2*every + 1, 2*every + 1, bound + 2*every}, // the next trim
 		}
-		if got := excerpts(); len(got) != continuity.MaxStopExcerpts || got[0].Text != "stop 1" {
-			t.Fatalf("at the bound: %d excerpts, the oldest %q; want every one of %d", len(got), got[0].Text, continuity.MaxStopExcerpts)
-		}
-		stop(continuity.MaxStopExcerpts + 1)
-		stop(continuity.MaxStopExcerpts + 2)
-		got := excerpts()
-		if len(got) != continuity.MaxStopExcerpts || got[0].Text != "stop 3" || got[len(got)-1].Text != "stop "+strconv.Itoa(continuity.MaxStopExcerpts+2) {
-			t.Fatalf("past the bound: %d excerpts from %q to %q; want the newest %d", len(got), got[0].Text, got[len(got)-1].Text, continuity.MaxStopExcerpts)
+		done := 0
+		for _, tc := range cases {
+			for ; done < tc.upTo; done++ {
+				stop(done + 1)
+			}
+			st, rd := stored(), read()
+			if len(st) != tc.upTo-tc.storedFrom+1 || st[0].Text != "stop "+strconv.Itoa(tc.storedFrom) {
+				t.Fatalf("after %d Stops: %d stored from %q; want from stop %d", tc.upTo, len(st), st[0].Text, tc.storedFrom)
+			}
+			if len(rd) != bound || rd[0].Text != "stop "+strconv.Itoa(tc.readFrom) || rd[len(rd)-1].Text != "stop "+strconv.Itoa(tc.readTo) {
+				t.Fatalf("after %d Stops: %d read from %q to %q; want %d from stop %d to %d", tc.upTo, len(rd), rd[0].Text, rd[len(rd)-1].Text, bound, tc.readFrom, tc.readTo)
+			}
 		}
 	})
 

@@ -56,6 +56,9 @@ var runtimeGrants = map[string][]string{
 	// through SECURITY DEFINER functions (migration 006).
 	"baton_lapsed(timestamp with time zone, integer)":     {"EXECUTE"},
 	"baton_closer_due(timestamp with time zone, integer)": {"EXECUTE"},
+	// A live heartbeat in one statement (migration 010). It runs with the
+	// caller's rights, under this role and the tenant it sets.
+	"baton_touch_live(boolean, text, text, text, timestamp with time zone, timestamp with time zone, text, integer, integer, uuid, text, boolean, integer, integer)": {"EXECUTE"},
 	// Retention's discovery of the tenants to prune (migration 009).
 	"baton_retention_due(timestamp with time zone, timestamp with time zone, text, integer)": {"EXECUTE"},
 }

@@ -39,6 +39,11 @@ func (s *countingStore) Write(ctx context.Context, tenant string, fn func(contex
 	return s.Store.Write(ctx, tenant, fn)
 }
 
+func (s *countingStore) TouchLive(ctx context.Context, tenant string, t continuity.SessionTouch) (*continuity.Session, error) {
+	s.n.Add(1)
+	return s.Store.TouchLive(ctx, tenant, t)
+}
+
 func (s *countingStore) Read(ctx context.Context, tenant string, fn func(context.Context, continuity.Tx) error) error {
 	s.n.Add(1)
 	return s.Store.Read(ctx, tenant, fn)
