@@ -42,7 +42,9 @@ type Store interface {
 	// row or it is not live. A live row's heartbeat leaves the project's
 	// leased-open set as it was, so it takes neither the project lock nor
 	// a separate row read: on Postgres it is one statement (migration
-	// 010's baton_touch_live) under the same role and tenant as Write's. A
+	// 010's baton_touch_live) under the same role and tenant as Write's,
+	// which concurrent touches of one tenant may share, each applied as if
+	// alone (a touch that fails in a shared statement is tried alone). A
 	// heartbeat that finds nil then takes both locks in a Write and
 	// resurrects. A tenant ValidateTenant refuses is invalid.
 	//

@@ -27,6 +27,9 @@ const (
 	DefaultRetries = 2
 	// DefaultBackoff is the wait before the first retry; it doubles.
 	DefaultBackoff = 100 * time.Millisecond
+	// DefaultIdleConns is how many idle connections to the server a
+	// Client without its own HTTPClient keeps.
+	DefaultIdleConns = 32
 	// maxAnswerBytes bounds an answer the client reads.
 	maxAnswerBytes = 16 << 20
 )
@@ -88,7 +91,12 @@ func NewClient(baseURL, apiKey string, opts ClientOptions) *Client {
 	if hc == nil {
 		// A baton server never redirects: a redirect is answered as the
 		// status it is, never followed with the key (or a POST turned GET).
-		hc = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		// Its own transport keeps up to DefaultIdleConns connections to
+		// the server open between calls, so concurrent callers of one
+		// Client reuse them (the default transport keeps two).
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = DefaultIdleConns
+		hc = &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	return &Client{base: strings.TrimRight(baseURL, "/"), key: apiKey, http: hc, opts: opts}
 }

@@ -35,6 +35,7 @@ type Store struct {
 	// or BYPASSRLS), so every transaction runs SET LOCAL ROLE.
 	enterRole bool
 	retries   int
+	touches   touches // Postgres: TouchLive's batches
 }
 
 var _ continuity.Store = (*Store)(nil)

@@ -58,7 +58,7 @@ var runtimeGrants = map[string][]string{
 	"baton_closer_due(timestamp with time zone, integer)": {"EXECUTE"},
 	// A live heartbeat in one statement (migration 010). It runs with the
 	// caller's rights, under this role and the tenant it sets.
-	"baton_touch_live(boolean, text, text, text, timestamp with time zone, timestamp with time zone, text, integer, integer, uuid, text, boolean, integer, integer)": {"EXECUTE"},
+	"baton_touch_live(boolean, text, text[], text[], timestamp with time zone[], timestamp with time zone[], text[], integer[], integer[], uuid[], text[], boolean[], integer[], integer[])": {"EXECUTE"},
 	// Retention's discovery of the tenants to prune (migration 009).
 	"baton_retention_due(timestamp with time zone, timestamp with time zone, text, integer)": {"EXECUTE"},
 }

@@ -1,8 +1,11 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +18,7 @@ func init() {
 	txContract["TouchLive"] = func(t *testing.T, f *fixture) {
 		txTouchLive(t, f)
 		txTouchLiveTrim(t, f) // other conversations of the same store
+		txTouchLiveConcurrent(t, f)
 	}
 }
 
@@ -201,3 +205,79 @@ func txTouchLiveTrim(t *testing.T, f *fixture) {
 	}
 	same(t, "the row after refused tenants", readSession(t, f, tenantA, before.ID), before)
 }
+
+// txTouchLiveConcurrent: 32 callers touch 8 conversations at once (so a
+// store that coalesces touches sees one conversation twice and many in
+// one statement), some of them with an excerpt whose id already exists.
+// Every touch is applied exactly once or, the bad ones, refused as
+// conflict alone: each row's stop count is its good touches, each
+// conversation holds exactly their excerpts, and the other callers never
+// see the bad one's error.
+func txTouchLiveConcurrent(t *testing.T, f *fixture) {
+	now := f.clock.Now()
+	const callers, each, conversations = 32, 6, 8
+	sid := func(i int) string { return fmt.Sprintf("many-%d", i%conversations) }
+	for i := range conversations {
+		s := sessionRow(sid(i), "baton", now)
+		inWrite(t, f, tenantA, func(ctx context.Context, tx continuity.Tx) error { return tx.InsertSession(ctx, &s) })
+	}
+	taken := uuid.Must(uuid.NewV7())
+	inWrite(t, f, tenantA, func(ctx context.Context, tx continuity.Tx) error {
+		e := excerpt(agent, "elsewhere", "taken", now)
+		e.ID = taken
+		return tx.InsertStopExcerpt(ctx, 0, &e)
+	})
+	var (
+		mu      sync.Mutex
+		good    = map[string]int{}
+		written = map[string][]uuid.UUID{}
+		wg      sync.WaitGroup
+	)
+	for c := range callers {
+		wg.Go(func() {
+			for k := range each {
+				s := sid(c + k)
+				bad := c%8 == 3 && k == 2
+				id := uuid.Must(uuid.NewV7())
+				if bad {
+					id = taken
+				}
+				text := fmt.Sprintf("caller %d stop %d", c, k)
+				row, err := f.store.TouchLive(context.Background(), tenantA, continuity.SessionTouch{Agent: agent, SessionID: s, Now: now,
+					LiveAfter: lease.Default.LiveAfter(now), Excerpt: &text, Stop: true, StopExcerpt: &continuity.StopExcerpt{ID: id, Text: text}})
+				switch {
+				case bad:
+					if continuity.ErrorCode(err) != continuity.CodeConflict {
+						t.Errorf("caller %d's touch with a taken excerpt id: %v, want conflict", c, err)
+					}
+				case err != nil || row == nil || row.SessionID != s:
+					t.Errorf("caller %d's touch of %s: %+v, %v; want its row", c, s, row, err)
+				default:
+					mu.Lock()
+					good[s]++
+					written[s] = append(written[s], id)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i := range conversations {
+		s := sid(i)
+		var row *continuity.Session
+		inRead(t, f, tenantA, func(ctx context.Context, tx continuity.Tx) error {
+			var err error
+			row, err = tx.SessionByKey(ctx, agent, s)
+			return err
+		})
+		if row.StopCount != good[s] || row.ActivationStops != good[s] {
+			t.Errorf("%s: stop count %d, activation stops %d; want %d, one per applied touch", s, row.StopCount, row.ActivationStops, good[s])
+		}
+		got := rowIDs(ofConversation(t, f, tenantA, agent, s, continuity.Tx.StopExcerpts))
+		slices.SortFunc(got, uuidCompare)
+		want := slices.SortedFunc(slices.Values(written[s]), uuidCompare)
+		same(t, s+"'s excerpts", got, want)
+	}
+}
+
+func uuidCompare(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) }
