@@ -3,7 +3,9 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/batonhq/baton/continuity"
@@ -156,6 +158,35 @@ func testLedger(t *testing.T, h Harness) {
 		}
 		if continuity.DefaultLedgerRetention != 5000 {
 			t.Fatalf("default retention = %d", continuity.DefaultLedgerRetention)
+		}
+	})
+
+	// 32 callers append to one tenant's ledger past its bound at once:
+	// every append succeeds (concurrent trims of one tenant may not
+	// deadlock or fail one another; a trim that finds another under way
+	// may leave the bound to the next), and the next append alone trims
+	// the ledger to the bound exactly.
+	t.Run("ConcurrentAppendsPastTheBound", func(t *testing.T) {
+		t.Parallel()
+		const keep, callers, each = 5, 32, 4
+		f := newFixture(t, h, continuity.WithLedgerRetention(keep))
+		var wg sync.WaitGroup
+		for c := range callers {
+			wg.Go(func() {
+				for k := range each {
+					if _, err := f.svc.AppendEvent(ctx, tenantA, "test.n", "", map[string]string{"n": fmt.Sprint(c, ".", k)}); err != nil {
+						t.Errorf("caller %d append %d: %v", c, k, err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if _, err := f.svc.AppendEvent(ctx, tenantA, "test.n", "", map[string]string{"n": "last"}); err != nil {
+			t.Fatal(err)
+		}
+		es, _ := f.svc.Ledger(ctx, tenantA, uuid.Nil, 1000)
+		if len(es) != keep || es[keep-1].Fields["n"] != "last" {
+			t.Fatalf("after the concurrent appends and one more: %d lines, the newest %v; want %d ending with the last", len(es), es[len(es)-1].Fields, keep)
 		}
 	})
 }
