@@ -142,3 +142,60 @@ func TestPostgresDiscoveryWithAnOwnerSubjectToRowLevelSecurity(t *testing.T) {
 		t.Fatalf("an unscoped count as the owner saw %d rows (%v), want 0", n, err)
 	}
 }
+
+// TestPostgresRuntimeMemberLogin runs baton as a login role that is only a
+// member of baton_runtime (no superuser, no BYPASSRLS, owner of nothing),
+// the way migration 002 recommends running it without privilege, on a
+// schema another user migrated: Open succeeds, and the API's scenarios
+// pass through it, a live heartbeat's one statement (migration 010's
+// baton_touch_live, which then enters no role) included.
+func TestPostgresRuntimeMemberLogin(t *testing.T) {
+	base := sqltest.PostgresBase(t)
+	ctx := context.Background()
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	role := "bt_member_" + sqltest.RandomHex(4)
+	if _, err := admin.ExecContext(ctx, "CREATE ROLE "+role+" LOGIN NOSUPERUSER NOBYPASSRLS IN ROLE "+sqlstore.RuntimeRole); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.ExecContext(ctx, "DROP ROLE "+role); err != nil {
+			t.Errorf("drop role: %v", err)
+		}
+	})
+	member := storetest.Harness{New: func(t *testing.T) (continuity.Store, string) {
+		_, dsn := sqltest.PostgresStore(t, base) // migrated by the base user
+		u, err := url.Parse(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.User = url.User(role)
+		st, err := sqlstore.Open(ctx, u.String())
+		if err != nil {
+			t.Fatalf("open as a member of %s: %v", sqlstore.RuntimeRole, err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st, u.String()
+	}}
+	storetest.RunScenarios(t, storetest.LocalScenarios(member))
+
+	st, _ := member.New(t)
+	svc := continuity.New(st)
+	if _, err := svc.Open(ctx, "tenant-a", continuity.OpenParams{Agent: "claude-code", SessionID: "s1", Source: continuity.SourceStartup}); err != nil {
+		t.Fatal(err)
+	}
+	excerpt := "done"
+	for i := 1; i <= 3; i++ {
+		hb, err := svc.Heartbeat(ctx, "tenant-a", continuity.HeartbeatParams{Agent: "claude-code", SessionID: "s1", Stop: true, LastMessageExcerpt: &excerpt})
+		if err != nil || hb.Resurrected {
+			t.Fatalf("heartbeat %d as a member: %+v, %v; want a live heartbeat", i, hb, err)
+		}
+	}
+	v, err := svc.Session(ctx, "tenant-a", "claude-code", "s1")
+	if err != nil || v.StopCount != 3 {
+		t.Fatalf("session after three Stops as a member: %+v, %v; want 3 Stops", v, err)
+	}
+}

@@ -45,6 +45,8 @@ var runtimeGrants = map[string][]string{
 	"stop_excerpts":      {"INSERT", "SELECT"},
 	"ledger":             {"INSERT", "SELECT"},
 	"continuity_records": {"INSERT", "SELECT"},
+	// Which migrations are applied, read by Open (migration 012).
+	"baton_schema_migrations": {"SELECT"},
 
 	"baton_trim_ledger(integer)":                    {"EXECUTE"},
 	"baton_trim_stop_excerpts(text, text, integer)": {"EXECUTE"},
@@ -86,7 +88,11 @@ func testGrants(t *testing.T, h Harness) {
 		run := mustOpen(t, f, tenantA, startup("s1"))
 		mustRemember(t, f, tenantA, remember(continuity.KindNote, "grants", "a note", "baton", run.SessionRunID.String()))
 		for _, table := range slices.Sorted(maps.Keys(runtimeGrants)) {
-			if !isTable(table) {
+			if !isTable(table) || table == "baton_schema_migrations" {
+				// Functions; and the migrations table, which has no
+				// tenant to aim at: the comparison above holds it to
+				// SELECT, and opening the store as a member of the role
+				// uses that (sqlstore's TestPostgresRuntimeMemberLogin).
 				continue
 			}
 			for _, p := range []string{"SELECT", "INSERT", "UPDATE", "DELETE"} {

@@ -2,10 +2,11 @@
 -- append trims the tenant's ledger to its newest lines; concurrent trims of
 -- one tenant deleted overlapping rows in different orders and deadlocked
 -- (Postgres broke each deadlock after deadlock_timeout, and the store
--- retried). A trim now first tries a per-tenant advisory lock held to the
--- end of its transaction; when another transaction holds it, that one is
--- trimming this tenant's ledger, and this trim deletes nothing. The bound
--- then holds again at the next append that trims.
+-- retried). A trim now first tries an advisory lock of the tenant (and
+-- the schema) held to the end of its transaction; when another transaction
+-- holds it, that one is trimming this tenant's ledger, and this trim
+-- deletes nothing. The bound then holds again at the next append that
+-- trims.
 -- postgres:begin
 CREATE OR REPLACE FUNCTION baton_trim_ledger(trim_keep INTEGER) RETURNS INTEGER
 LANGUAGE plpgsql SECURITY DEFINER AS $$
@@ -13,7 +14,9 @@ DECLARE
     tenant  TEXT := baton_trim_tenant(trim_keep);
     deleted INTEGER;
 BEGIN
-    IF NOT pg_try_advisory_xact_lock(hashtextextended('baton_trim_ledger ' || tenant, 0)) THEN
+    -- The key names the schema too: advisory locks are the database's,
+    -- and another schema's store may hold a tenant of the same name.
+    IF NOT pg_try_advisory_xact_lock(hashtextextended(format('baton_trim_ledger %I %s', current_schema(), tenant), 0)) THEN
         RETURN 0;
     END IF;
     DELETE FROM ledger
