@@ -91,7 +91,7 @@ func Normalize(h *Harness, arg string, data []byte, dir string) (Event, error) {
 			ev.Source = s
 		}
 	case continuity.HookPrompt:
-		ev.Prompt = stripTags(str(d.Fields.Prompt), d.PromptStripTags)
+		ev.Prompt = fitText(stripTags(str(d.Fields.Prompt), d.PromptStripTags))
 	case continuity.HookStop:
 		active, err := p.boolean(d.Fields.StopHookActive)
 		loops, lerr := p.number(d.Fields.LoopCount)
@@ -111,6 +111,10 @@ func Normalize(h *Harness, arg string, data []byte, dir string) (Event, error) {
 				// this conversation's, is never preferred.
 				ev.LastMessage = &m
 			}
+		}
+		if ev.LastMessage != nil {
+			m := fitText(*ev.LastMessage)
+			ev.LastMessage = &m
 		}
 	case continuity.HookPreCompact:
 		ev.Trigger = str(d.Fields.Trigger)
@@ -206,6 +210,16 @@ func (p payload) number(keys []string) (float64, error) {
 // stripTags removes the leading blocks <tag>…</tag> of the given tags
 // that a harness prefixed to a prompt, and the blank space after them. A
 // block that is never closed is left in place.
+// fitText makes a conversation's text (a prompt, the last assistant
+// message) storable: each NUL and each byte of invalid UTF-8 becomes
+// U+FFFD, as encoding/json already does with invalid UTF-8 in the payload.
+// The store refuses both, and a Stop whose excerpt it refused would not
+// refresh the lease; the text is recorded for reading, and a replacement
+// character keeps the place of what could not be kept.
+func fitText(s string) string {
+	return strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", "\uFFFD"), "\uFFFD")
+}
+
 func stripTags(s string, tags []string) string {
 	for {
 		rest := strings.TrimLeft(s, " \t\r\n")

@@ -201,3 +201,41 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// TestNormalizeFitsText: a prompt or last assistant message carrying NUL
+// (JSON's \u0000) or invalid UTF-8 (from a transcript, or raw in the
+// payload) is normalized with U+FFFD in each such place, so the store,
+// which refuses both, takes the Stop's heartbeat and the prompt; clean
+// text passes unchanged.
+func TestNormalizeFitsText(t *testing.T) {
+	h, err := hook.Lookup("claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, event, key, raw, want string
+	}{
+		{"a NUL in the last message", "Stop", "last_assistant_message", `"done\u0000here"`, "done\uFFFDhere"},
+		{"only NULs", "Stop", "last_assistant_message", `"\u0000\u0000"`, "\uFFFD\uFFFD"},
+		{"invalid UTF-8 in the last message", "Stop", "last_assistant_message", "\"done\xffhere\"", "done\uFFFDhere"},
+		{"clean text", "Stop", "last_assistant_message", `"all tests pass ✓"`, "all tests pass ✓"},
+		{"a NUL in the prompt", "UserPromptSubmit", "prompt", `"fix\u0000it"`, "fix\uFFFDit"},
+		{"invalid UTF-8 in the prompt", "UserPromptSubmit", "prompt", "\"fix\xc3it\"", "fix\uFFFDit"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			payload := `{"session_id":"s1","cwd":"/w","hook_event_name":"` + tc.event + `","` + tc.key + `":` + tc.raw + `}`
+			ev, err := hook.Normalize(h, "", []byte(payload), "/fallback")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ev.Prompt
+			if tc.event == "Stop" {
+				got = deref(ev.LastMessage)
+			}
+			if got != tc.want {
+				t.Errorf("%s = %q, want %q", tc.key, got, tc.want)
+			}
+		})
+	}
+}
