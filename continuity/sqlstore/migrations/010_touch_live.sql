@@ -42,7 +42,11 @@ BEGIN
             activation_stops = activation_stops + stop_inc[i],
             compactions = compactions + compact_inc[i],
             last_message_excerpt = COALESCE(excerpt[i], last_message_excerpt)
-        WHERE user_id = touch_tenant AND agent = agent_ids[i] AND session_id = session_ids[i]
+        -- The row by its natural key, then by id: a plan the cached
+        -- generic plan cannot trade for a range scan of the lapsed index
+        -- (last_seen_at), which reads every open row of the table.
+        WHERE id = (SELECT k.id FROM agent_sessions k
+                    WHERE k.user_id = touch_tenant AND k.agent = agent_ids[i] AND k.session_id = session_ids[i])
           AND closed_at IS NULL AND last_seen_at > live_after[i]
         RETURNING * INTO r;
         CONTINUE WHEN NOT FOUND;
