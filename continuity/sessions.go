@@ -55,16 +55,6 @@ const MaxStopExcerpts = 200
 // most MaxStopExcerpts+ExcerptTrimEvery-1 of them between trims.
 const ExcerptTrimEvery = 20
 
-// excerptKeep is the keep count a Stop that brought the conversation's
-// Stop count to stops passes to InsertStopExcerpt: MaxStopExcerpts when a
-// trim is due, else 0 (no trim).
-func excerptKeep(stops int) int {
-	if stops > MaxStopExcerpts && stops%ExcerptTrimEvery == 0 {
-		return MaxStopExcerpts
-	}
-	return 0
-}
-
 // MaxBriefedMemories bounds the briefed rows a session records.
 const MaxBriefedMemories = 100
 
@@ -347,9 +337,10 @@ func (s *Service) heartbeat(ctx context.Context, tenant string, p HeartbeatParam
 	// A live row's heartbeat is one statement of its own and takes no
 	// project lock: it leaves the project's leased-open set as it was.
 	now := s.clock()
-	row, err := s.store.TouchLive(ctx, tenant, SessionTouch{Agent: agent, SessionID: sid, Now: now, LiveAfter: s.lease.LiveAfter(now),
+	touch := SessionTouch{Agent: agent, SessionID: sid, Now: now, LiveAfter: s.lease.LiveAfter(now),
 		Excerpt: text, Stop: p.Stop, Compact: compact, StopExcerpt: newExcerpt(now),
-		KeepExcerpts: MaxStopExcerpts, TrimEvery: ExcerptTrimEvery})
+		KeepExcerpts: MaxStopExcerpts, TrimEvery: ExcerptTrimEvery}
+	row, err := s.store.TouchLive(ctx, tenant, touch)
 	if err != nil {
 		return HeartbeatResult{}, err
 	}
@@ -389,7 +380,7 @@ func (s *Service) heartbeat(ctx context.Context, tenant string, p HeartbeatParam
 			return err
 		}
 		if e := newExcerpt(now); e != nil {
-			if err := tx.InsertStopExcerpt(ctx, excerptKeep(row.StopCount), e); err != nil {
+			if err := tx.InsertStopExcerpt(ctx, touch.ExcerptKeep(row.StopCount), e); err != nil {
 				return err
 			}
 		}

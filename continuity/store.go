@@ -337,9 +337,19 @@ type SessionTouch struct {
 	// are the touch's, its At is Now.
 	StopExcerpt *StopExcerpt
 	// KeepExcerpts and TrimEvery bound the conversation's excerpts after
-	// that insert: when both are above 0 and the row's new StopCount is
-	// above KeepExcerpts and a multiple of TrimEvery, every excerpt older
-	// than the newest KeepExcerpts is deleted (InsertStopExcerpt's keep).
+	// that insert: every excerpt older than the newest
+	// ExcerptKeep(the row's new StopCount) is deleted, when that is above 0.
 	KeepExcerpts int
 	TrimEvery    int
+}
+
+// ExcerptKeep is the keep count InsertStopExcerpt takes for a Stop that
+// brought the conversation's stop count to stops, under the touch's bound:
+// KeepExcerpts when a trim is due, else 0 (no trim). Migration 010's
+// baton_touch_live applies the same rule in SQL.
+func (t SessionTouch) ExcerptKeep(stops int) int {
+	if t.KeepExcerpts > 0 && t.TrimEvery > 0 && stops > t.KeepExcerpts && stops%t.TrimEvery == 0 {
+		return t.KeepExcerpts
+	}
+	return 0
 }

@@ -60,11 +60,7 @@ func touchSQLite(ctx context.Context, t *tx, s continuity.SessionTouch) (*contin
 	}
 	e := *s.StopExcerpt
 	e.Agent, e.SessionID, e.At = s.Agent, s.SessionID, s.Now
-	keep := 0
-	if s.KeepExcerpts > 0 && s.TrimEvery > 0 && row.StopCount > s.KeepExcerpts && row.StopCount%s.TrimEvery == 0 {
-		keep = s.KeepExcerpts
-	}
-	return row, t.InsertStopExcerpt(ctx, keep, &e)
+	return row, t.InsertStopExcerpt(ctx, s.ExcerptKeep(row.StopCount), &e)
 }
 
 // inc is a counter's increment for a flag.
