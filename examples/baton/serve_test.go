@@ -20,7 +20,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// lockedBuffer is a log sink the server's goroutines write concurrently.
+// lockedBuffer is a log sink goroutines (the server's, the worker's) write while the test reads it.
 type lockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer

@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -81,19 +80,6 @@ func (doneJudge) Judge(_ context.Context, c continuity.JudgeCase) (continuity.Ve
 	return v, nil
 }
 
-// syncBuffer is a log the worker's goroutine writes while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
 // startWorker runs the worker as serve does, in the background, and
 // returns the function that stops it and waits for its pass to end.
 func startWorker(ctx context.Context, svc *continuity.Service, cfg WorkerConfig, log io.Writer) (stop func(), err error) {
@@ -115,13 +101,13 @@ func TestStartWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer done()
-	if _, err := startWorker(ctx, svc, WorkerConfig{Every: time.Second - time.Nanosecond}, &syncBuffer{}); err == nil {
+	if _, err := startWorker(ctx, svc, WorkerConfig{Every: time.Second - time.Nanosecond}, &lockedBuffer{}); err == nil {
 		t.Fatal("the worker accepted an interval under a second")
 	}
-	if _, err := startWorker(ctx, svc, WorkerConfig{Every: time.Second, Closer: true}, &syncBuffer{}); err == nil {
+	if _, err := startWorker(ctx, svc, WorkerConfig{Every: time.Second, Closer: true}, &lockedBuffer{}); err == nil {
 		t.Fatal("the worker started the closer without a judge")
 	}
-	if _, err := startWorker(ctx, svc, WorkerConfig{Every: time.Second, Batch: continuity.MaxDiscover + 1}, &syncBuffer{}); err == nil {
+	if _, err := startWorker(ctx, svc, WorkerConfig{Every: time.Second, Batch: continuity.MaxDiscover + 1}, &lockedBuffer{}); err == nil {
 		t.Fatal("the worker accepted a batch over MaxDiscover")
 	}
 
@@ -139,7 +125,7 @@ func TestStartWorker(t *testing.T) {
 	if _, err := svc.Close(ctx, "team-a", continuity.CloseParams{Agent: defaultAgent, SessionID: "s1"}); err != nil {
 		t.Fatal(err)
 	}
-	log := &syncBuffer{}
+	log := &lockedBuffer{}
 	stop, err := startWorker(ctx, svc, WorkerConfig{Every: time.Hour, Closer: true, Judge: doneJudge{}, Batch: 10}, log)
 	if err != nil {
 		t.Fatal(err)
