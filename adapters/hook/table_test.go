@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/internal/gittest"
 )
 
 // TestTable: the embedded table passes its checks, and every check refuses
@@ -221,15 +222,7 @@ func TestLinkedWorktree(t *testing.T) {
 		return
 	}
 	repo := filepath.Join(root, "real")
-	git := func(dir string, args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_SYSTEM="+os.DevNull)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := func(dir string, args ...string) { t.Helper(); gittest.Run(t, dir, args...) }
 	if err := os.Mkdir(repo, 0o700); err != nil {
 		t.Fatal(err)
 	}

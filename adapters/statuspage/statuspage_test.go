@@ -25,6 +25,7 @@ import (
 	"github.com/batonhq/baton/continuity/sqlstore"
 	"github.com/batonhq/baton/continuity/sqlstore/sqltest"
 	"github.com/batonhq/baton/continuity/storetest"
+	"github.com/batonhq/baton/internal/gittest"
 )
 
 const (
@@ -597,15 +598,15 @@ func TestDivergenceAgainstWorkDir(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	git(t, dir, "init")
-	git(t, dir, "commit", "--allow-empty", "-m", "one")
-	one := git(t, dir, "rev-parse", "HEAD")
-	git(t, dir, "checkout", "-b", "side")
-	git(t, dir, "commit", "--allow-empty", "-m", "side")
-	side := git(t, dir, "rev-parse", "HEAD")
-	git(t, dir, "checkout", "main")
-	git(t, dir, "commit", "--allow-empty", "-m", "two")
-	two := git(t, dir, "rev-parse", "HEAD")
+	gittest.Run(t, dir, "init")
+	gittest.Run(t, dir, "commit", "--allow-empty", "-m", "one")
+	one := gittest.Run(t, dir, "rev-parse", "HEAD")
+	gittest.Run(t, dir, "checkout", "-b", "side")
+	gittest.Run(t, dir, "commit", "--allow-empty", "-m", "side")
+	side := gittest.Run(t, dir, "rev-parse", "HEAD")
+	gittest.Run(t, dir, "checkout", "main")
+	gittest.Run(t, dir, "commit", "--allow-empty", "-m", "two")
+	two := gittest.Run(t, dir, "rev-parse", "HEAD")
 
 	st, _ := sqltest.SQLite.New(t)
 	clock := storetest.NewClock()
@@ -633,20 +634,4 @@ func TestDivergenceAgainstWorkDir(t *testing.T) {
 	// Without WorkDir no record has a work tree here.
 	none := f.serve(t, statuspage.Options{}, nil)
 	wantIn(t, "no work dir", page(t, none+"session?agent=claude-code&id=exact"), `(no work tree of its project here)`)
-}
-
-// git runs git in dir with no global or system configuration and returns
-// its trimmed output.
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	base := []string{"-c", "user.name=baton test", "-c", "user.email=test@baton.invalid",
-		"-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"}
-	cmd := exec.Command("git", append(base, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
 }

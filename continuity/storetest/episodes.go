@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/internal/gittest"
 	"github.com/google/uuid"
 )
 
@@ -55,14 +56,7 @@ func gitRepo(t *testing.T) (string, func()) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	git := func(args ...string) {
-		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_SYSTEM="+os.DevNull)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := func(args ...string) { t.Helper(); gittest.Run(t, dir, args...) }
 	git("init", "-q", "-b", "main")
 	git("commit", "-q", "--allow-empty", "-m", "one")
 	return dir, func() { git("commit", "-q", "--allow-empty", "-m", "more") }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/batonhq/baton/continuity/workdir"
+	"github.com/batonhq/baton/internal/gittest"
 )
 
 func TestGit(t *testing.T) {
@@ -20,32 +21,32 @@ func TestGit(t *testing.T) {
 	sub := mkdir(t, filepath.Join(repo, "a", "b"))
 
 	slashed, _ := newRepo(t, root, "slashed")
-	git(t, slashed, "switch", "-q", "-c", "feature/x")
+	gittest.Run(t, slashed, "switch", "-q", "-c", "feature/x")
 	slashedHead := commit(t, slashed, "on feature/x")
 
 	detached, detachedHead := newRepo(t, root, "detached")
 	commit(t, detached, "later")
-	git(t, detached, "checkout", "-q", "--detach", detachedHead)
+	gittest.Run(t, detached, "checkout", "-q", "--detach", detachedHead)
 
 	packed, packedHead := newRepo(t, root, "packed")
-	git(t, packed, "pack-refs", "--all")
+	gittest.Run(t, packed, "pack-refs", "--all")
 	if _, err := os.Stat(filepath.Join(packed, ".git", "refs", "heads", "main")); !os.IsNotExist(err) {
 		t.Fatalf("pack-refs left a loose ref: %v", err)
 	}
 
 	unborn := mkdir(t, filepath.Join(root, "unborn"))
-	git(t, unborn, "init", "-q")
+	gittest.Run(t, unborn, "init", "-q")
 
 	wt := filepath.Join(root, "wt")
-	git(t, repo, "worktree", "add", "-q", "-b", "wt-branch", wt, first)
+	gittest.Run(t, repo, "worktree", "add", "-q", "-b", "wt-branch", wt, first)
 
 	bare := mkdir(t, filepath.Join(root, "bare.git"))
-	git(t, bare, "init", "-q", "--bare")
+	gittest.Run(t, bare, "init", "-q", "--bare")
 
 	// A repository with extensions (here SHA-256 object names) is git's
 	// to read: native declines it.
 	extended := mkdir(t, filepath.Join(root, "sha256"))
-	git(t, extended, "init", "-q", "--object-format=sha256")
+	gittest.Run(t, extended, "init", "-q", "--object-format=sha256")
 	extendedHead := commit(t, extended, "first")
 
 	plain := mkdir(t, filepath.Join(root, "plain"))
@@ -120,7 +121,7 @@ func TestIsAncestor(t *testing.T) {
 	//   c (side)
 	repo, a := newRepo(t, root, "repo")
 	b := commit(t, repo, "b")
-	git(t, repo, "switch", "-q", "-c", "side", a)
+	gittest.Run(t, repo, "switch", "-q", "-c", "side", a)
 	c := commit(t, repo, "c")
 	plain := mkdir(t, filepath.Join(root, "plain"))
 	unknown := strings.Repeat("0", 39) + "1"

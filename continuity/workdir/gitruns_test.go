@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/batonhq/baton/continuity/workdir"
+	"github.com/batonhq/baton/internal/gittest"
 )
 
 // countGit puts a git first on PATH that logs each run's arguments, one
@@ -46,12 +47,12 @@ func TestGitRuns(t *testing.T) {
 	root := gitRoot(t)
 	repo, _ := newRepo(t, root, "repo")
 	unborn := mkdir(t, filepath.Join(root, "unborn"))
-	git(t, unborn, "init", "-q")
+	gittest.Run(t, unborn, "init", "-q")
 	extended := mkdir(t, filepath.Join(root, "sha256"))
-	git(t, extended, "init", "-q", "--object-format=sha256")
+	gittest.Run(t, extended, "init", "-q", "--object-format=sha256")
 	commit(t, extended, "first")
 	extendedUnborn := mkdir(t, filepath.Join(root, "sha256-unborn"))
-	git(t, extendedUnborn, "init", "-q", "--object-format=sha256")
+	gittest.Run(t, extendedUnborn, "init", "-q", "--object-format=sha256")
 	runs := countGit(t)
 	for _, tt := range []struct {
 		name, dir string
@@ -78,13 +79,13 @@ func TestInspect(t *testing.T) {
 	commit(t, repo, "second")
 	detached, detachedHead := newRepo(t, root, "detached")
 	commit(t, detached, "later")
-	git(t, detached, "checkout", "-q", "--detach", detachedHead)
+	gittest.Run(t, detached, "checkout", "-q", "--detach", detachedHead)
 	unborn := mkdir(t, filepath.Join(root, "unborn"))
-	git(t, unborn, "init", "-q")
+	gittest.Run(t, unborn, "init", "-q")
 	wt := filepath.Join(root, "wt")
-	git(t, repo, "worktree", "add", "-q", "-b", "wt-branch", wt, first)
+	gittest.Run(t, repo, "worktree", "add", "-q", "-b", "wt-branch", wt, first)
 	bare := mkdir(t, filepath.Join(root, "bare.git"))
-	git(t, bare, "init", "-q", "--bare")
+	gittest.Run(t, bare, "init", "-q", "--bare")
 	file := filepath.Join(root, "file.txt")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -114,8 +115,8 @@ func TestInspect(t *testing.T) {
 		t.Errorf("Inspect ran git %d times in a plain repository, want none: %v", len(got), got)
 	}
 	bareWork := mkdir(t, filepath.Join(root, "bare-config"))
-	git(t, bareWork, "init", "-q")
-	git(t, bareWork, "config", "core.bare", "true")
+	gittest.Run(t, bareWork, "init", "-q")
+	gittest.Run(t, bareWork, "config", "core.bare", "true")
 	runs() // the set-up's own runs
 	if _, err := workdir.Inspect(ctx, bareWork); err != nil {
 		t.Fatal(err)

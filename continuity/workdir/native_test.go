@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/batonhq/baton/continuity/workdir"
+	"github.com/batonhq/baton/internal/gittest"
 )
 
 // TestNativeAgreesWithGit: Inspect reads the common layouts from the
@@ -21,49 +22,49 @@ func TestNativeAgreesWithGit(t *testing.T) {
 	sub := mkdir(t, filepath.Join(repo, "a", "b"))
 
 	slashed, _ := newRepo(t, root, "slashed")
-	git(t, slashed, "switch", "-q", "-c", "feature/x")
+	gittest.Run(t, slashed, "switch", "-q", "-c", "feature/x")
 	commit(t, slashed, "on feature/x")
 
 	detached, detachedHead := newRepo(t, root, "detached")
 	commit(t, detached, "later")
-	git(t, detached, "checkout", "-q", "--detach", detachedHead)
+	gittest.Run(t, detached, "checkout", "-q", "--detach", detachedHead)
 
 	packed, _ := newRepo(t, root, "packed")
-	git(t, packed, "pack-refs", "--all")
+	gittest.Run(t, packed, "pack-refs", "--all")
 	// A commit after packing writes a loose ref that overrides the packed one.
 	repacked, _ := newRepo(t, root, "repacked")
-	git(t, repacked, "pack-refs", "--all")
+	gittest.Run(t, repacked, "pack-refs", "--all")
 	commit(t, repacked, "after packing")
 
 	unborn := mkdir(t, filepath.Join(root, "unborn"))
-	git(t, unborn, "init", "-q")
+	gittest.Run(t, unborn, "init", "-q")
 
 	wt := filepath.Join(root, "wt")
-	git(t, repo, "worktree", "add", "-q", "-b", "wt-branch", wt, first)
+	gittest.Run(t, repo, "worktree", "add", "-q", "-b", "wt-branch", wt, first)
 	wtSub := mkdir(t, filepath.Join(wt, "deep", "er"))
 	wtDetached := filepath.Join(root, "wt-detached")
-	git(t, repo, "worktree", "add", "-q", "--detach", wtDetached, first)
+	gittest.Run(t, repo, "worktree", "add", "-q", "--detach", wtDetached, first)
 
 	// A submodule's .git file points into the superproject's modules, and
 	// its config sets core.worktree: native declines, git answers.
 	super, _ := newRepo(t, root, "super")
-	git(t, super, "-c", "protocol.file.allow=always", "submodule", "add", "-q", repo, "mod")
+	gittest.Run(t, super, "-c", "protocol.file.allow=always", "submodule", "add", "-q", repo, "mod")
 	submodule := filepath.Join(super, "mod")
 
 	// HEAD names a branch that is itself a symbolic ref.
 	aliased, _ := newRepo(t, root, "aliased")
-	git(t, aliased, "symbolic-ref", "refs/heads/alias", "refs/heads/main")
-	git(t, aliased, "symbolic-ref", "HEAD", "refs/heads/alias")
+	gittest.Run(t, aliased, "symbolic-ref", "refs/heads/alias", "refs/heads/main")
+	gittest.Run(t, aliased, "symbolic-ref", "HEAD", "refs/heads/alias")
 
 	coreWorktree, _ := newRepo(t, root, "core-worktree")
-	git(t, coreWorktree, "config", "core.worktree", coreWorktree)
+	gittest.Run(t, coreWorktree, "config", "core.worktree", coreWorktree)
 
 	extended := mkdir(t, filepath.Join(root, "sha256"))
-	git(t, extended, "init", "-q", "--object-format=sha256")
+	gittest.Run(t, extended, "init", "-q", "--object-format=sha256")
 	commit(t, extended, "first")
 
 	bare := mkdir(t, filepath.Join(root, "bare.git"))
-	git(t, bare, "init", "-q", "--bare")
+	gittest.Run(t, bare, "init", "-q", "--bare")
 	plain := mkdir(t, filepath.Join(root, "plain"))
 	file := filepath.Join(root, "file.txt")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {

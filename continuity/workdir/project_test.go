@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/batonhq/baton/continuity/workdir"
+	"github.com/batonhq/baton/internal/gittest"
 )
 
 func TestProject(t *testing.T) {
@@ -17,12 +18,12 @@ func TestProject(t *testing.T) {
 
 	// A linked worktree: its .git is a file pointing into my-repo/.git.
 	wt := filepath.Join(root, "my-repo-feature")
-	git(t, repo, "worktree", "add", "-q", "-b", "feature", wt)
+	gittest.Run(t, repo, "worktree", "add", "-q", "-b", "feature", wt)
 	wtSub := mkdir(t, filepath.Join(wt, "docs"))
 
 	// A repository whose git directory lives elsewhere, named by a .git file.
 	sep := mkdir(t, filepath.Join(root, "separate"))
-	git(t, sep, "init", "-q", "--separate-git-dir", filepath.Join(root, "elsewhere.git"))
+	gittest.Run(t, sep, "init", "-q", "--separate-git-dir", filepath.Join(root, "elsewhere.git"))
 	sepSub := mkdir(t, filepath.Join(sep, "src"))
 
 	// A repository nested inside another work tree: the innermost wins.

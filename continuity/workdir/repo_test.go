@@ -4,8 +4,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/batonhq/baton/internal/gittest"
 )
 
 // gitRoot skips the test when the git binary is absent, and only then, and
@@ -19,22 +20,6 @@ func gitRoot(t *testing.T) string {
 	root := t.TempDir()
 	t.Setenv("GIT_CEILING_DIRECTORIES", root)
 	return root
-}
-
-// git runs git in dir with no global or system configuration, and an
-// identity given on the command line, and returns its trimmed output.
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	base := []string{"-c", "user.name=baton test", "-c", "user.email=test@baton.invalid",
-		"-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"}
-	cmd := exec.Command("git", append(base, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // mkdir makes the directories and returns the first.
@@ -51,8 +36,8 @@ func mkdir(t *testing.T, dirs ...string) string {
 // commit makes an empty commit in dir and returns its sha.
 func commit(t *testing.T, dir, msg string) string {
 	t.Helper()
-	git(t, dir, "commit", "-q", "--allow-empty", "-m", msg)
-	return git(t, dir, "rev-parse", "HEAD")
+	gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", msg)
+	return gittest.Run(t, dir, "rev-parse", "HEAD")
 }
 
 // newRepo initialises a repository on branch main at root/name with one
@@ -60,6 +45,6 @@ func commit(t *testing.T, dir, msg string) string {
 func newRepo(t *testing.T, root, name string) (string, string) {
 	t.Helper()
 	dir := mkdir(t, filepath.Join(root, name))
-	git(t, dir, "init", "-q")
+	gittest.Run(t, dir, "init", "-q")
 	return dir, commit(t, dir, "first")
 }
