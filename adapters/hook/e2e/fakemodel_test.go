@@ -163,15 +163,6 @@ func (r *request) contains(s string) bool {
 	return slices.ContainsFunc(r.strings(), func(x string) bool { return strings.Contains(x, s) })
 }
 
-// count counts the occurrences of s across the strings of the body.
-func (r *request) count(s string) int {
-	n := 0
-	for _, x := range r.strings() {
-		n += strings.Count(x, s)
-	}
-	return n
-}
-
 // allText joins every string of the body, for regular expressions.
 func (r *request) allText() string { return strings.Join(r.strings(), "\n") }
 
