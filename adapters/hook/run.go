@@ -111,15 +111,18 @@ func (inv *Invocation) Run(ctx context.Context) {
 			say("%s: transcript not readable, the bottle is rebuilt from history", what)
 		}
 	}
-	api, err := inv.Open(ctx)
-	if err != nil {
-		say("%s: open the store: %s", what, describe(err))
-		return
-	}
+	// The store opens while the event's local work runs; every path waits
+	// for the open before Run returns, so the caller may close the store.
+	api := startOpening(ctx, inv.Open)
+	defer func() { <-api.done }()
 	e := continuity.NewEpisodes(api, h.Agent, inv.Home)
 	e.Nudge, e.Now = inv.Nudge, inv.Now
 	e.EndBudget = time.Duration(h.EndBudgetMillis) * time.Millisecond
 	res, herr := e.Handle(ctx, ev.HookEvent)
+	if err := api.wait(); err != nil {
+		say("%s: open the store: %s", what, describe(err))
+		return
+	}
 	if herr != nil {
 		say("%s: %s", what, describe(herr))
 	}
