@@ -18,7 +18,13 @@ var migrationFS embed.FS
 type migration struct {
 	version int
 	name    string
-	sql     string
+}
+
+// sql reads the migration's text. loadMigrations does not: a process whose
+// schema is current reads only the names.
+func (m migration) sql() (string, error) {
+	b, err := migrationFS.ReadFile("migrations/" + m.name)
+	return string(b), err
 }
 
 // pgBlock is compiled on first use: a hook process whose schema is current
@@ -61,11 +67,7 @@ func loadMigrations() ([]migration, error) {
 		if err != nil {
 			return nil, fmt.Errorf("migration %s: %w", e.Name(), err)
 		}
-		b, err := migrationFS.ReadFile("migrations/" + e.Name())
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: e.Name(), sql: string(b)})
+		out = append(out, migration{version: v, name: e.Name()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
 	return out, nil
@@ -107,7 +109,11 @@ func (s *Store) migrate(ctx context.Context) error {
 			if n > 0 {
 				return tx.Commit()
 			}
-			if _, err := tx.ExecContext(ctx, expand(m.sql, s.postgres)); err != nil {
+			src, err := m.sql()
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, expand(src, s.postgres)); err != nil {
 				return fmt.Errorf("migration %s: %w", m.name, err)
 			}
 			if _, err := tx.ExecContext(ctx, s.rebind(`INSERT INTO baton_schema_migrations (version, name) VALUES (?, ?)`), m.version, m.name); err != nil {
