@@ -66,13 +66,6 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// models are the store's bun models, whose metadata Open builds ahead of
-// their first query (warmModels).
-var models = []any{
-	(*sessionModel)(nil), (*ledgerModel)(nil), (*memoryModel)(nil), (*memoryEventModel)(nil),
-	(*bottleModel)(nil), (*recordModel)(nil), (*promptModel)(nil), (*excerptModel)(nil),
-}
-
 type sessionModel struct {
 	bun.BaseModel `bun:"table:agent_sessions"`
 

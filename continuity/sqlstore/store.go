@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"time"
 
@@ -68,8 +67,6 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	warmed := s.warmModels()
-	defer func() { <-warmed }()
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlstore: migrate: %w", err)
@@ -81,28 +78,6 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		}
 	}
 	return s, nil
-}
-
-// warmModels builds bun's metadata of every model (reflection over the
-// struct and its tags) on its own goroutine, while Open sets up the
-// connection and reads the schema's version: a short-lived process (a
-// hook) then does not pay for it on each model's first query. Open waits
-// for it before returning.
-func (s *Store) warmModels() <-chan struct{} {
-	done := make(chan struct{})
-	dbs := []*bun.DB{s.write}
-	if s.read != s.write {
-		dbs = append(dbs, s.read)
-	}
-	go func() {
-		defer close(done)
-		for _, db := range dbs {
-			for _, m := range models {
-				db.Dialect().Tables().Get(reflect.TypeOf(m))
-			}
-		}
-	}()
-	return done
 }
 
 // maxPostgresConns bounds a store's Postgres connections.
