@@ -9,11 +9,13 @@ import (
 	"github.com/google/uuid"
 )
 
-// opening is the API a hook works with while its store opens: the open
-// starts in the background as soon as the event is known to be handled,
-// and every method waits for it. The event's local work (the bottle's
-// render or seal, the working directory's git facts) runs meanwhile, so a
-// hook process pays for the slower of the two rather than their sum.
+// opening is the API a hook works with while its store opens. For an event
+// with local work to do (a Stop's render, a PreCompact's seal) the open
+// runs on its own goroutine, as soon as the event is known to be handled,
+// and every method waits for it: the process pays for the slower of the
+// two rather than their sum. Other events open the store first, on the
+// hook's own goroutine: with nothing to overlap, a second goroutine only
+// costs (measured: about 0.7 ms more CPU a process).
 type opening struct {
 	done     chan struct{}
 	api      continuity.API
@@ -21,15 +23,20 @@ type opening struct {
 	panicked any
 }
 
-// startOpening begins open in its own goroutine and returns the API that
-// waits for it.
-func startOpening(ctx context.Context, open func(context.Context) (continuity.API, error)) *opening {
+// startOpening opens the store with open, in the background when
+// background is set, and returns the API that waits for it.
+func startOpening(ctx context.Context, open func(context.Context) (continuity.API, error), background bool) *opening {
 	o := &opening{done: make(chan struct{})}
-	go func() {
+	run := func() {
 		defer close(o.done)
 		defer func() { o.panicked = recover() }()
 		o.api, o.err = open(ctx)
-	}()
+	}
+	if background {
+		go run()
+	} else {
+		run()
+	}
 	return o
 }
 

@@ -111,9 +111,9 @@ func (inv *Invocation) Run(ctx context.Context) {
 			say("%s: transcript not readable, the bottle is rebuilt from history", what)
 		}
 	}
-	// The store opens while the event's local work runs; every path waits
-	// for the open before Run returns, so the caller may close the store.
-	api := startOpening(ctx, inv.Open)
+	// The store opens while a render or seal runs; every path waits for
+	// the open before Run returns, so the caller may close the store.
+	api := startOpening(ctx, inv.Open, rendersTranscript(ev.Kind))
 	defer func() { <-api.done }()
 	e := continuity.NewEpisodes(api, h.Agent, inv.Home)
 	e.Nudge, e.Now = inv.Nudge, inv.Now
