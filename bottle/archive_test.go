@@ -2,6 +2,7 @@ package bottle
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,6 +34,42 @@ func TestArchivedAtReadsWhatArchiveWrites(t *testing.T) {
 		if at, ok := ArchivedAt(name); ok {
 			t.Errorf("ArchivedAt(%q) = %v, want no archive", name, at)
 		}
+	}
+}
+
+// TestArchiveDropsTheCache: after an archive the session's lock file holds
+// no render cache, a cache file of an earlier version is gone, and the
+// next render lays the bottle out anew.
+func TestArchiveDropsTheCache(t *testing.T) {
+	b := &Bottler{Home: t.TempDir(), Agent: "codex", Clock: newFakeClock()}
+	ctx := context.Background()
+	path := writeTranscript(t, midTurn())
+	if _, err := b.Render(ctx, session, path); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(b.Dir(), session+".lock")
+	if stateAt(t, lock) == nil {
+		t.Fatal("no cache after a render")
+	}
+	legacy := filepath.Join(b.Dir(), session+".state.gob")
+	if err := os.WriteFile(legacy, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Archive(ctx, session); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(lock); err != nil || fi.Size() != 0 {
+		t.Errorf("lock file after archive: %v, %v; want empty", fi, err)
+	}
+	if _, err := os.Stat(legacy); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("earlier version's cache after archive: %v, want gone", err)
+	}
+	r, err := b.Render(ctx, session, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(r.Path); err != nil || stateAt(t, lock) == nil {
+		t.Errorf("render after archive: %v, cache %v", err, stateAt(t, lock))
 	}
 }
 

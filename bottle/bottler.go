@@ -244,8 +244,7 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 	// racing renders the later one sees at least what the earlier one saw.
 	lim := b.limits()
 	page := Page{SessionID: sessionID, Queue: q, Limits: lim, win: &window{}}
-	statePath := filepath.Join(b.Dir(), sessionID+".state.gob")
-	old := readState(statePath)
+	old := readState(lock.f)
 	if _, err := os.Stat(filepath.Join(dir, IndexName)); err != nil {
 		old = nil // the pages the cache describes are gone
 	}
@@ -301,11 +300,11 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 	if res.Mode == ModeFull {
 		st.Synced, st.Index = synced, res.sum
 		st.advance(res, windowed(st.Transcript.Format, page.HostObservations))
-		if err := writeState(statePath, st); err != nil {
+		if err := writeState(lock.f, st); err != nil {
 			return Bottle{}, err
 		}
-	} else if err := os.Remove(statePath); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return Bottle{}, fmt.Errorf("bottle: %w", err)
+	} else if err := lock.f.Truncate(0); err != nil {
+		return Bottle{}, fmt.Errorf("bottle: drop state: %w", err)
 	}
 	return Bottle{Path: filepath.Join(dir, IndexName), Plan: planOf(dir, res), Mode: res.Mode, Gap: res.Gap, Task: res.Task}, nil
 }
@@ -405,6 +404,10 @@ func (b *Bottler) Archive(ctx context.Context, sessionID string) (string, error)
 		return "", err
 	}
 	defer func() { _ = lock.unlock() }()
+	if err := lock.f.Truncate(0); err != nil {
+		return "", fmt.Errorf("bottle: archive: %w", err)
+	}
+	// The cache's own file of earlier versions, if one is left.
 	if err := os.Remove(filepath.Join(b.Dir(), sessionID+".state.gob")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("bottle: archive: %w", err)
 	}
@@ -449,7 +452,8 @@ type Cursor struct {
 	PrefixSum string `json:"prefixSum"`
 }
 
-// state is the cache kept beside a bottle (<session>.state.gob): the
+// state is the cache kept beside a bottle, in the session's lock file
+// (<session>.lock), read and written only by the lock's holder: the
 // cursor, the pages of the last render, and the parse a routine render
 // needs. Once a page is followed by settled conversation it never changes
 // again (it is frozen); the cache then keeps only the entries from the
@@ -609,11 +613,16 @@ func prefixSum(f *os.File, n int) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// readState returns the cached parse, or nil when there is none usable: a
-// missing, torn, corrupt or old cache only costs a full parse.
-func readState(path string) *state {
-	data, err := os.ReadFile(path)
-	if err != nil || len(data) < sha256.Size {
+// readState returns the cached parse held in the lock file f, or nil when
+// there is none usable: an empty (new or dropped), torn, corrupt or old
+// cache only costs a full parse.
+func readState(f *os.File) *state {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() < sha256.Size {
+		return nil
+	}
+	data := make([]byte, fi.Size())
+	if _, err := f.ReadAt(data, 0); err != nil {
 		return nil
 	}
 	sum, body := data[:sha256.Size], data[sha256.Size:]
@@ -628,13 +637,14 @@ func readState(path string) *state {
 	return &st
 }
 
-// writeState overwrites the cache in place, its SHA-256 first: only
-// renders, under the session's lock, read it, and one torn by a crash
-// fails its sum and costs one full parse. Replacing it by rename instead
-// would cost a file creation and, on ext4, a flush on every render. It is
+// writeState overwrites the cache in the lock file f, its SHA-256 first:
+// only renders, under the session's lock, read it, and one torn by a crash
+// fails its sum and costs one full parse. Keeping it in the lock file, in
+// place, costs no file creation (the lock file is there already) and, on
+// ext4, no flush on every render, as a replacement by rename would. It is
 // not synced: a cache older than the pages describes pages the next render
 // lays out again.
-func writeState(path string, st *state) error {
+func writeState(f *os.File, st *state) error {
 	var buf bytes.Buffer
 	buf.Write(make([]byte, sha256.Size))
 	if err := gob.NewEncoder(&buf).Encode(st); err != nil {
@@ -643,16 +653,9 @@ func writeState(path string, st *state) error {
 	data := buf.Bytes()
 	sum := sha256.Sum256(data[sha256.Size:])
 	copy(data, sum[:])
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("bottle: write state: %w", err)
-	}
-	_, err = f.Write(data)
+	_, err := f.WriteAt(data, 0)
 	if err == nil {
 		err = f.Truncate(int64(len(data)))
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
 	}
 	if err != nil {
 		return fmt.Errorf("bottle: write state: %w", err)

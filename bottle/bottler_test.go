@@ -141,10 +141,25 @@ func TestRenderMutex(t *testing.T) {
 	if !strings.Contains(readBottleAt(t, got.Path), "answer 20") {
 		t.Error("last turn missing")
 	}
-	st := readState(filepath.Join(b.Dir(), session+".state.gob"))
+	st := stateAt(t, filepath.Join(b.Dir(), session+".lock"))
 	if fi, _ := os.Stat(path); st == nil || st.Cursor.Offset != fi.Size() {
 		t.Errorf("cursor %+v, file size %d", st, fi.Size())
 	}
+}
+
+// stateAt reads the render cache held in the lock file at path; nil when
+// there is none (no file yet included).
+func stateAt(t *testing.T, path string) *state {
+	t.Helper()
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return readState(f)
 }
 
 // TestLockAcrossProcesses holds the render lock in a child process and
@@ -231,7 +246,7 @@ func TestPrivacyOnEveryPath(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return readBottleAt(t, r.Path) + readString(t, filepath.Join(b.Dir(), session+".state.gob"))
+			return readBottleAt(t, r.Path) + readString(t, filepath.Join(b.Dir(), session+".lock"))
 		},
 		"seal": func(t *testing.T, b *Bottler) string {
 			r, err := b.Seal(ctx, session, path, 0)
@@ -357,7 +372,7 @@ func TestIncrementalCursor(t *testing.T) {
 		path := writeTranscript(t, original)
 		b := &Bottler{Home: t.TempDir(), Clock: newFakeClock()}
 		first := render(b, path)
-		if err := os.WriteFile(filepath.Join(b.Dir(), session+".state.gob"), []byte("{corrupt"), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(b.Dir(), session+".lock"), []byte("{corrupt"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		if render(b, path) != first {

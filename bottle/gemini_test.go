@@ -453,7 +453,7 @@ func TestGeminiStrayThroughBottler(t *testing.T) {
 		t.Error("the stray's bottle differs from the original's")
 	}
 	// Later renders name the original; the cache the stray's render left is theirs.
-	st := readState(filepath.Join(home, "bottles", session+".state.gob"))
+	st := stateAt(t, filepath.Join(home, "bottles", session+".lock"))
 	if st == nil || st.Cursor.Transcript != original {
 		t.Errorf("cache cursor belongs to %v, want the original", st)
 	}

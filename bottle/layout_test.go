@@ -524,7 +524,7 @@ func TestIncrementalEqualsFull(t *testing.T) {
 			}
 			b := &Bottler{Home: t.TempDir(), Clock: newFakeClock(), Limits: lim}
 			dir, _ := b.bottleDir(session)
-			statePath := filepath.Join(b.Dir(), session+".state.gob")
+			statePath := filepath.Join(b.Dir(), session+".lock")
 			var head, tail string // a torn line: its written head, its tail still to come
 			windowed := 0
 			for i := 0; i < len(lines); {
@@ -545,7 +545,7 @@ func TestIncrementalEqualsFull(t *testing.T) {
 				}
 				before := map[string]file{}
 				frozen, reaches := 0, false
-				if st := readState(statePath); st != nil && st.Past != nil {
+				if st := stateAt(t, statePath); st != nil && st.Past != nil {
 					frozen = st.Frozen
 					for _, m := range touched.FindAllStringSubmatch(whole, -1) {
 						reaches = reaches || st.Past.Open[m[1]] || st.Past.Msgs[m[1]]
@@ -599,10 +599,10 @@ func TestSealSyncsWhatChanged(t *testing.T) {
 	}
 	path := writeTranscript(t, l.String())
 	b := &Bottler{Home: t.TempDir(), Clock: newFakeClock(), Limits: MinReadLimits}
-	statePath := filepath.Join(b.Dir(), session+".state.gob")
+	statePath := filepath.Join(b.Dir(), session+".lock")
 	ctx := context.Background()
 	synced := func() (int, int) {
-		st := readState(statePath)
+		st := stateAt(t, statePath)
 		if st == nil {
 			t.Fatal("no cache")
 		}
@@ -674,7 +674,7 @@ func TestShrunkBottleDropsPages(t *testing.T) {
 			t.Fatal(err)
 		}
 		if lose {
-			if err := os.Remove(filepath.Join(b.Dir(), session+".state.gob")); err != nil {
+			if err := os.Remove(filepath.Join(b.Dir(), session+".lock")); err != nil {
 				t.Fatal(err)
 			}
 		}
