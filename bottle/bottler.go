@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/batonhq/baton/bottle/privacy"
@@ -368,23 +369,35 @@ func syncBottle(dir string, from int) error {
 	if err != nil {
 		return fmt.Errorf("bottle: sync: %w", err)
 	}
-	names = names[min(from, len(names)):]
-	for _, name := range append(names, IndexName) {
-		f, err := os.Open(filepath.Join(dir, name))
-		if err != nil {
-			return fmt.Errorf("bottle: sync: %w", err)
-		}
-		err = f.Sync()
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("bottle: sync: %w", err)
-		}
+	names = append(names[min(from, len(names)):], IndexName)
+	// The files are synced together, then the two directories: each sync
+	// mostly waits on the disk, which takes them at once.
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Go(func() { errs[i] = syncFile(filepath.Join(dir, name)) })
 	}
-	syncDir(dir)
-	syncDir(filepath.Dir(dir))
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("bottle: sync: %w", err)
+	}
+	wg.Go(func() { syncDir(dir) })
+	wg.Go(func() { syncDir(filepath.Dir(dir)) })
+	wg.Wait()
 	return nil
+}
+
+// syncFile flushes the file at path to disk.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Archive moves the session's bottle directory to
