@@ -46,11 +46,8 @@ func (talkativeAPI) RecordFailure(context.Context, continuity.FailureParams) err
 // recovers from a panic (its "internal error"), its stdout is always empty
 // or exactly one JSON object, and its stderr at most one line.
 func FuzzNormalize(f *testing.F) {
-	hs, err := hook.Harnesses()
-	if err != nil {
-		f.Fatal(err)
-	}
-	err = filepath.WalkDir(filepath.Join("testdata", "payloads"), func(path string, d fs.DirEntry, err error) error {
+	hs := hook.Harnesses()
+	err := filepath.WalkDir(filepath.Join("testdata", "payloads"), func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || filepath.Ext(path) != ".json" {
 			return err
 		}

@@ -108,7 +108,7 @@ type InstallPlan struct {
 // InstallHarnesses lists the harnesses install knows: every row of the
 // harness table.
 func InstallHarnesses() []string {
-	hs, _ := Harnesses()
+	hs := Harnesses()
 	names := make([]string, len(hs))
 	for i, h := range hs {
 		names[i] = h.Name
@@ -187,17 +187,8 @@ func plan(o InstallOptions, install bool) (*InstallPlan, error) {
 
 // resolveHarness finds o's harness and its scope.
 func resolveHarness(o InstallOptions) (*Harness, InstallScope, error) {
-	hs, err := Harnesses()
+	h, err := Lookup(o.Harness)
 	if err != nil {
-		return nil, "", err
-	}
-	var h *Harness
-	for i := range hs {
-		if hs[i].Name == o.Harness {
-			h = &hs[i]
-		}
-	}
-	if h == nil {
 		return nil, "", continuity.Invalid("harness", fmt.Sprintf("%q is not one of %s", o.Harness, strings.Join(InstallHarnesses(), ", ")))
 	}
 	switch o.Scope {
@@ -339,7 +330,7 @@ func (h *Harness) commandTail(kind continuity.HookKind) string {
 
 // entry is what install writes into ev's list.
 func (h *Harness) entry(ev EventName, binary string) any {
-	t, _ := loadTable() // h is one of its rows
+	t := table()
 	handler := make(jsonObj, 0, len(h.Install.Handler))
 	for _, f := range h.Install.Handler {
 		var v any = f.Value

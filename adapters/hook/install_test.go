@@ -500,11 +500,7 @@ func TestInstalledCommands(t *testing.T) {
 		"copilot":     {"start": 10, "prompt": 5, "stop": 30, "precompact": 30, "end": 2},
 		"cursor":      {"start": 10, "prompt": 5, "stop": 30, "precompact": 30, "end": 2},
 	}
-	hs, err := Harnesses()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, h := range hs {
+	for _, h := range Harnesses() {
 		var kinds []string
 		for _, ev := range h.registered() {
 			kind := string(ev.Kind)

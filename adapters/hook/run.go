@@ -73,8 +73,7 @@ func (inv *Invocation) Run(ctx context.Context) {
 		say("%v", err)
 		return
 	}
-	t, _ := loadTable() // Lookup loaded it
-	data, rerr := readBounded(inv.Stdin, t.StdinLimit)
+	data, rerr := readBounded(inv.Stdin, table().StdinLimit)
 	var ev Event
 	if rerr == nil {
 		ev, err = Normalize(h, inv.Event, data, inv.Dir)

@@ -213,14 +213,13 @@ const (
 	placeEvent   = "$event"
 )
 
-// loadTable returns the table. The hook reads it from compiledTable, the
-// Go literal TestTableGenerated writes from harnessesJSON once parseTable
-// has decoded and checked it and proves equal to it: a hook process then
-// decodes no JSON for it (that cost about half a millisecond a process,
-// most of it encoding/json's first use of these types).
-var loadTable = sync.OnceValues(func() (*Table, error) {
-	return compiledTable(), nil
-})
+// table is the harness table, built once. The hook reads it from
+// compiledTable, the Go literal TestTableGenerated writes from
+// harnessesJSON once parseTable has decoded and checked it and proves
+// equal to it: a hook process then decodes no JSON for it (that cost about
+// half a millisecond a process, most of it encoding/json's first use of
+// these types).
+var table = sync.OnceValue(compiledTable)
 
 // parseTable decodes and checks a harness table: harnessesJSON's, when
 // the tests compile it into table_gen.go.
@@ -397,35 +396,16 @@ func countPlaceholder(v any, want string) int {
 }
 
 // Harnesses returns the harness table's rows.
-func Harnesses() ([]Harness, error) {
-	t, err := loadTable()
-	if err != nil {
-		return nil, err
-	}
-	return t.Harnesses, nil
-}
+func Harnesses() []Harness { return table().Harnesses }
 
 // Names returns the harness names, comma separated, for help texts.
-func Names() string {
-	hs, err := Harnesses()
-	if err != nil {
-		return ""
-	}
-	names := make([]string, len(hs))
-	for i, h := range hs {
-		names[i] = h.Name
-	}
-	return strings.Join(names, ", ")
-}
+func Names() string { return strings.Join(InstallHarnesses(), ", ") }
 
 // Lookup returns the harness named name.
 //
 // Errors: invalid (naming the harness field) for a name the table lacks.
 func Lookup(name string) (*Harness, error) {
-	t, err := loadTable()
-	if err != nil {
-		return nil, err
-	}
+	t := table()
 	for i := range t.Harnesses {
 		if t.Harnesses[i].Name == name {
 			return &t.Harnesses[i], nil
