@@ -387,19 +387,6 @@ func syncBottle(dir string, from int) error {
 	return nil
 }
 
-// syncFile flushes the file at path to disk.
-func syncFile(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
 // Archive moves the session's bottle directory to
 // Home/bottles/archive/<UTC timestamp>-<session>.bottle and drops its
 // cache: what /clear does. It returns the archived directory, or "" when

@@ -113,11 +113,17 @@ const tempPerm = 0o600
 // directory to sync it. It is best effort: the rename has already happened
 // and is visible; only its survival of a power cut is at stake, and Windows
 // cannot sync a directory at all.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
+func syncDir(dir string) { _ = syncFile(dir) }
+
+// syncFile flushes the file (or directory) at path to disk.
+func syncFile(path string) error {
+	f, err := os.Open(path)
 	if err != nil {
-		return
+		return err
 	}
-	_ = d.Sync()
-	_ = d.Close()
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
