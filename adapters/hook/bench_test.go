@@ -75,31 +75,11 @@ func newProcBench(b *testing.B) *procBench {
 	return p
 }
 
-// payload returns the captured payload file rehomed, with session_id set
-// to session and transcript_path to transcript ("" drops it; "-" keeps
-// the captured one), written to a file that is a process's stdin.
+// payload returns claudePayload written to a file that is a process's
+// stdin.
 func (p *procBench) payload(file, session, transcript string) string {
 	p.b.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "payloads", "claude-code", file))
-	if err != nil {
-		p.b.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(rehome(data, p.home), &m); err != nil {
-		p.b.Fatal(err)
-	}
-	m["session_id"] = session
-	switch transcript {
-	case "":
-		delete(m, "transcript_path")
-	case "-":
-	default:
-		m["transcript_path"] = transcript
-	}
-	out, err := json.Marshal(m)
-	if err != nil {
-		p.b.Fatal(err)
-	}
+	out := claudePayload(p.b, p.home, file, session, transcript)
 	p.n++
 	path := filepath.Join(p.home, fmt.Sprintf("stdin-%d.json", p.n))
 	if err := os.WriteFile(path, out, 0o600); err != nil {
@@ -143,6 +123,34 @@ func (p *procBench) run(name string, stdin *os.File, args ...string) time.Durati
 		p.b.Fatalf("%s %v: %v %s", filepath.Base(name), args, err, stderr.String())
 	}
 	return d
+}
+
+// claudePayload returns the captured Claude Code payload file rehomed to
+// home, with session_id set to session and transcript_path to transcript
+// ("" drops it; "-" keeps the captured one).
+func claudePayload(tb testing.TB, home, file, session, transcript string) []byte {
+	tb.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "payloads", "claude-code", file))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(rehome(data, home), &m); err != nil {
+		tb.Fatal(err)
+	}
+	m["session_id"] = session
+	switch transcript {
+	case "":
+		delete(m, "transcript_path")
+	case "-":
+	default:
+		m["transcript_path"] = transcript
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
 }
 
 // samples are one measure's times.
