@@ -11,9 +11,12 @@ import (
 	"github.com/batonhq/baton/continuity"
 )
 
-// FuzzQuery sends any query to every page: the answer is a page (200), a
-// refusal of the query (400) or an unknown session (404), never a failure,
-// always HTML with the page's one script, whatever the query held.
+// FuzzQuery sends any query to every page, with a valid key in the
+// Authorization header: the answer is a page (200), a refusal of the query
+// (400), an unknown session (404) or, when the query presents a key of its
+// own (which wins over the header) that is not valid, the login page
+// (401); never a failure, always HTML with the page's one script, whatever
+// the query held.
 func FuzzQuery(f *testing.F) {
 	for _, q := range []string{"", "state=live", "project=baton&state=explicitly_closed", "agent=claude-code&id=s1",
 		"agent=claude-code&id=nope", "project=%FF", "id=%00", "agent=Claude&id=s1", "state=open", "project=a&project=b",
@@ -39,6 +42,10 @@ func FuzzQuery(f *testing.F) {
 		body := rec.Body.String()
 		switch rec.Code {
 		case http.StatusOK, http.StatusBadRequest, http.StatusNotFound:
+		case http.StatusUnauthorized:
+			if k := req.URL.Query().Get("key"); k == "" || k == keyA {
+				t.Fatalf("%s?%s: 401 without a wrong key in the query\n%s", req.URL.Path, query, body)
+			}
 		case http.StatusSeeOther:
 			if req.URL.Query().Get("key") == "" {
 				t.Fatalf("%s?%s: redirected without a key", req.URL.Path, query)
