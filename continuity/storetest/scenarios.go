@@ -856,6 +856,24 @@ func scenarioPreCompact(t *testing.T, h ScenarioHarness) {
 		}
 	})
 
+	t.Run("UnseenConversationArmsItsMarker", func(t *testing.T) {
+		// Hooks installed mid-session: baton never saw s9 open. Its
+		// checkpoint has no row to name (not_found, recorded as the
+		// event's failure), yet the marker is armed in the same
+		// transaction and kept, and the compact SessionStart that follows,
+		// taken up as a resume, injects the pointer.
+		s := newScene(t, h)
+		m := sealedOf("s9")
+		_, err := s.a.PreCompact(s.ctx, continuity.PreCompactParams{EventParams: hookEvent(evPreCompact, "s9"), Trigger: "auto", Sealed: m})
+		if continuity.ErrorCode(err) != continuity.CodeNotFound {
+			t.Fatalf("PreCompact of an unseen conversation: %v, want not_found", err)
+		}
+		res := s.start(s.a, startOf("s9", continuity.SourceCompact, "baton"))
+		if res.Marker == nil || res.Marker.Path != m.Path || res.Marker.Mode != m.Mode || !res.Created {
+			t.Fatalf("compact after an unseen conversation's seal = %+v, want its row created and the marker %+v claimed", res, m)
+		}
+	})
+
 	t.Run("NothingRecordedNothingSealed", func(t *testing.T) {
 		s := newScene(t, h)
 		s.startup("s1", "")
