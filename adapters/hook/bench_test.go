@@ -43,6 +43,7 @@ var benchEvents = []struct{ name, payload string }{
 type procBench struct {
 	b                 *testing.B
 	home, baton, base string
+	stack             string // benchstack
 	db                string
 	env               []string
 	n                 int // payload files written
@@ -65,7 +66,8 @@ func newProcBench(b *testing.B) *procBench {
 		}
 	}
 	p := &procBench{b: b, home: home, baton: filepath.Join(benchDir, "baton"), base: filepath.Join(benchDir, "benchbase"),
-		db: filepath.Join(home, ".baton", "baton.db")}
+		stack: filepath.Join(benchDir, "benchstack"),
+		db:    filepath.Join(home, ".baton", "baton.db")}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "BATON_") && !strings.HasPrefix(kv, "HOME=") {
 			p.env = append(p.env, kv)
@@ -104,6 +106,9 @@ func (p *procBench) hook(event, stdin string) time.Duration {
 
 // baseline times benchbase writing once to the store's SQLite file.
 func (p *procBench) baseline() time.Duration { return p.run(p.base, nil, p.db) }
+
+// stackline times benchstack writing once to the store's SQLite file.
+func (p *procBench) stackline() time.Duration { return p.run(p.stack, nil, p.db) }
 
 // run times one process from its start to its exit. A process that fails
 // or says anything on stderr is not a measurement: the benchmark stops.
@@ -170,13 +175,15 @@ func (s samples) median() float64 { return s.quantile(0.5) }
 // session id each time: start (startup: the briefing, with the handovers
 // of the sessions before), prompt, stop (heartbeat and the session's first
 // bottle render, of the captured 300 KB transcript), precompact (seal,
-// checkpoint), end (close, handover), then `baton version`. Each is paired with a benchbase
-// run just before or after it (alternately); the ratio is the event's
-// median over its pairs' baseline median.
+// checkpoint), end (close, handover), then `baton version`. Each is paired
+// with a benchbase run and a benchstack run, before it or after it
+// (alternately); the ratio is the event's median over its benchbase runs'
+// median (the target), and the stack ratio over its benchstack runs'.
 func BenchmarkHookEvents(b *testing.B) {
 	p := newProcBench(b)
 	times := make([]samples, len(benchEvents))
 	base := make([]samples, len(benchEvents))
+	stack := make([]samples, len(benchEvents))
 	session := func(i int) {
 		id := fmt.Sprintf("bench-%04d", i)
 		for k, e := range benchEvents {
@@ -187,13 +194,16 @@ func BenchmarkHookEvents(b *testing.B) {
 			if i < 0 { // the warm-up: page cache, store file, schema
 				p.hook(e.name, stdin)
 				p.baseline()
+				p.stackline()
 				continue
 			}
 			if i%2 == 0 {
 				base[k] = append(base[k], p.baseline())
+				stack[k] = append(stack[k], p.stackline())
 				times[k] = append(times[k], p.hook(e.name, stdin))
 			} else {
 				times[k] = append(times[k], p.hook(e.name, stdin))
+				stack[k] = append(stack[k], p.stackline())
 				base[k] = append(base[k], p.baseline())
 			}
 		}
@@ -207,13 +217,15 @@ func BenchmarkHookEvents(b *testing.B) {
 	}
 	b.StopTimer()
 	var report strings.Builder
-	fmt.Fprintf(&report, "%d runs each, whole processes, wall time:\n%-11s %9s %9s %14s %7s\n", len(times[0]), "event", "median", "p99", "baseline med", "ratio")
+	fmt.Fprintf(&report, "%d runs each, whole processes, wall time:\n%-11s %9s %9s %14s %7s %14s %7s\n",
+		len(times[0]), "event", "median", "p99", "benchbase med", "ratio", "benchstack med", "ratio")
 	for k, e := range benchEvents {
-		med, p99, bmed := times[k].median(), times[k].quantile(0.99), base[k].median()
-		fmt.Fprintf(&report, "%-11s %6.2f ms %6.2f ms %11.2f ms %6.2fx\n", e.name, med, p99, bmed, med/bmed)
+		med, p99, bmed, smed := times[k].median(), times[k].quantile(0.99), base[k].median(), stack[k].median()
+		fmt.Fprintf(&report, "%-11s %6.2f ms %6.2f ms %11.2f ms %6.2fx %11.2f ms %6.2fx\n", e.name, med, p99, bmed, med/bmed, smed, med/smed)
 		b.ReportMetric(med, e.name+"-p50-ms")
 		b.ReportMetric(p99, e.name+"-p99-ms")
 		b.ReportMetric(med/bmed, e.name+"-ratio")
+		b.ReportMetric(med/smed, e.name+"-stack-ratio")
 	}
 	b.Log("\n" + report.String())
 }
