@@ -859,9 +859,9 @@ func scenarioPreCompact(t *testing.T, h ScenarioHarness) {
 	t.Run("UnseenConversationArmsItsMarker", func(t *testing.T) {
 		// Hooks installed mid-session: baton never saw s9 open. Its
 		// checkpoint has no row to name (not_found, recorded as the
-		// event's failure), yet the marker is armed in the same
-		// transaction and kept, and the compact SessionStart that follows,
-		// taken up as a resume, injects the pointer.
+		// event's failure), yet the marker, armed in its own transaction
+		// before the checkpoint, is kept, and the compact SessionStart
+		// that follows, taken up as a resume, claims it.
 		s := newScene(t, h)
 		m := sealedOf("s9")
 		_, err := s.a.PreCompact(s.ctx, continuity.PreCompactParams{EventParams: hookEvent(evPreCompact, "s9"), Trigger: "auto", Sealed: m})
