@@ -2,7 +2,6 @@ package sqlstore_test
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 	"time"
 
@@ -26,11 +25,7 @@ func TestPostgresEraseIsTheAdminRoles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := sqltest.PostgresDB(t, dsn)
 
 	may := func(role, fn string) bool {
 		t.Helper()

@@ -2,7 +2,6 @@ package sqlstore_test
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 	"time"
 
@@ -23,11 +22,7 @@ func TestPostgresLiveHeartbeatIsHOT(t *testing.T) {
 	if _, err := svc.Open(ctx, "tenant-a", continuity.OpenParams{Agent: "claude-code", SessionID: "s1", Source: continuity.SourceStartup}); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := sqltest.PostgresDB(t, dsn)
 
 	excerpt, id := "Done.", "0190a0a0-0000-7000-8000-000000000001"
 	for _, tc := range []struct {

@@ -2,7 +2,6 @@ package sqlstore_test
 
 import (
 	"context"
-	"database/sql"
 	"net/url"
 	"slices"
 	"strings"
@@ -35,11 +34,7 @@ func functionsNotPublic(t *testing.T, like string) []string {
 	t.Helper()
 	base := sqltest.PostgresBase(t)
 	_, dsn := sqltest.PostgresStore(t, base)
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := sqltest.PostgresDB(t, dsn)
 	rows, err := db.Query(`SELECT p.proname, has_function_privilege('public', p.oid, 'EXECUTE')
 		FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
 		WHERE n.nspname = current_schema() AND p.proname LIKE $1 ORDER BY 1`, like)
@@ -73,11 +68,7 @@ func functionsNotPublic(t *testing.T, like string) []string {
 func TestPostgresDiscoveryWithAnOwnerSubjectToRowLevelSecurity(t *testing.T) {
 	base := sqltest.PostgresBase(t)
 	ctx := context.Background()
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() }) // after the cleanup below, which needs it
+	admin := sqltest.PostgresDB(t, base) // closed after the cleanup below, which needs it
 	role, schema := "bt_owner_"+sqltest.RandomHex(4), "bt_"+sqltest.RandomHex(6)
 	for _, stmt := range []string{
 		"CREATE ROLE " + role + " LOGIN NOSUPERUSER NOBYPASSRLS",
@@ -152,11 +143,7 @@ func TestPostgresDiscoveryWithAnOwnerSubjectToRowLevelSecurity(t *testing.T) {
 func TestPostgresRuntimeMemberLogin(t *testing.T) {
 	base := sqltest.PostgresBase(t)
 	ctx := context.Background()
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
+	admin := sqltest.PostgresDB(t, base)
 	role := "bt_member_" + sqltest.RandomHex(4)
 	if _, err := admin.ExecContext(ctx, "CREATE ROLE "+role+" LOGIN NOSUPERUSER NOBYPASSRLS IN ROLE "+sqlstore.RuntimeRole); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ package sqltest
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"net/url"
 	"os"
@@ -84,6 +85,18 @@ func PostgresStore(t *testing.T, base string) (*sqlstore.Store, string) {
 		}
 	})
 	return st, dsn
+}
+
+// PostgresDB opens a plain database/sql handle on dsn (the "pgx" driver),
+// closed when the test ends: for what a test reads or does beside the
+// store (statistics, grants, roles).
+func PostgresDB(t *testing.T, dsn string) *sql.DB {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 // WithSearchPath returns dsn with its search_path set to schema.
