@@ -22,12 +22,22 @@
 #   BenchmarkHookStopMarathon  a Stop rendering the marathon's bottle
 #                              incrementally against a Stop without a
 #                              transcript, paired; prints the ratio
+#
+# The three programs are built alike: with -tags cgosqlite (SQLite's C
+# library through cgo, the README's build of baton) when cgo can build, else
+# with the pure-Go SQLite. BATON_BENCH_TAGS overrides the tags
+# (BATON_BENCH_TAGS= sh adapters/hook/bench.sh measures the pure-Go build).
 set -eu
 cd "$(dirname "$0")/../.."
+if [ -z "${BATON_BENCH_TAGS+set}" ]; then
+	BATON_BENCH_TAGS=
+	[ "$(go env CGO_ENABLED)" = 1 ] && BATON_BENCH_TAGS=cgosqlite
+fi
+echo "building baton, benchbase and benchstack with -tags '${BATON_BENCH_TAGS}'"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/baton-hook-bench.XXXXXX")
 trap 'rm -rf "$dir"' EXIT INT TERM
-go build -o "$dir/baton" ./examples/baton
-go build -o "$dir/benchbase" ./adapters/hook/benchbase
-go build -o "$dir/benchstack" ./adapters/hook/benchstack
+go build -tags "$BATON_BENCH_TAGS" -o "$dir/baton" ./examples/baton
+go build -tags "$BATON_BENCH_TAGS" -o "$dir/benchbase" ./adapters/hook/benchbase
+go build -tags "$BATON_BENCH_TAGS" -o "$dir/benchstack" ./adapters/hook/benchstack
 go test ./bottle -count=1 -args -marathon "$dir/marathon.jsonl" >/dev/null
 BATON_BENCH_DIR=$dir go test ./adapters/hook -run '^$' -bench '^BenchmarkHook(Events|StopMarathon)$' -benchtime 100x -count 1 -timeout 60m "$@"

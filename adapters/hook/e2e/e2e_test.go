@@ -122,7 +122,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// batonBinary builds examples/baton once and returns its path.
+// batonBinary builds examples/baton once, as the README's quick start
+// does (with -tags cgosqlite where cgo can build), and returns its path.
 func batonBinary(t *testing.T) string {
 	t.Helper()
 	batonOnce.Do(func() {
@@ -131,7 +132,13 @@ func batonBinary(t *testing.T) string {
 			return
 		}
 		batonPath = filepath.Join(batonDir, "baton")
-		cmd := exec.Command("go", "build", "-o", batonPath, "github.com/batonhq/baton/examples/baton")
+		args := []string{"build", "-o", batonPath}
+		if out, err := exec.Command("go", "env", "CGO_ENABLED").Output(); err == nil && strings.TrimSpace(string(out)) == "1" {
+			// The README's build: SQLite's C library where cgo can
+			// build it.
+			args = append(args, "-tags", "cgosqlite")
+		}
+		cmd := exec.Command("go", append(args, "github.com/batonhq/baton/examples/baton")...)
 		out, err := runBounded(cmd, 5*time.Minute)
 		if err != nil {
 			batonErr = fmt.Errorf("go build ./examples/baton: %v\n%s", err, out)
