@@ -27,6 +27,7 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
+	keepModelNames() // every test runs the store as the binary does
 	os.Exit(m.Run())
 }
 
