@@ -23,8 +23,9 @@
 // connecting user, a function only its owner and the role baton_admin may
 // execute. A non-privileged login should be a member of baton_runtime, not
 // the tables' owner; one that erases tenants, of baton_admin as well. The
-// worker finds its work across tenants the same way (migration 006): SECURITY DEFINER functions that return only (tenant,
-// row id) pairs, after which each row is worked in its tenant's transaction.
+// worker finds its work across tenants the same way (migration 006):
+// SECURITY DEFINER functions that return only (tenant, row id) pairs, after
+// which each row is worked in its tenant's transaction.
 //
 // Open says what stops it from using Postgres (database or schema missing,
 // authentication failed, server unreachable) with a code, never the

@@ -91,6 +91,7 @@ func PostgresStore(t *testing.T, base string) (*sqlstore.Store, string) {
 // closed when the test ends: for what a test reads or does beside the
 // store (statistics, grants, roles).
 func PostgresDB(t *testing.T, dsn string) *sql.DB {
+	t.Helper()
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatal(err)
