@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -434,7 +433,7 @@ func (b *Bottler) Archive(ctx context.Context, sessionID string) (string, error)
 
 // stateVersion changes whenever the cached parse would be read differently;
 // a cache of another version is discarded and the transcript reparsed.
-const stateVersion = 4
+const stateVersion = 5
 
 // prefixLen is how much of the transcript's head the cursor fingerprints to
 // notice a file replaced by another of at least the same length.
@@ -460,7 +459,7 @@ type Cursor struct {
 // first page that may still change (the window) on, plus what the frozen
 // part must still answer for (past), so a routine render decodes, lays out
 // and writes work proportional to what was appended, not to the session.
-// gob, because a routine render decodes it whole.
+// statecodec.go encodes it: a routine render decodes it whole.
 type state struct {
 	Version    int
 	Cursor     Cursor
@@ -629,12 +628,12 @@ func readState(f *os.File) *state {
 	if got := sha256.Sum256(body); !bytes.Equal(sum, got[:]) {
 		return nil
 	}
-	var st state
-	if gob.NewDecoder(bytes.NewReader(body)).Decode(&st) != nil || st.Version != stateVersion ||
+	st, err := decodeState(body)
+	if err != nil || st.Version != stateVersion ||
 		st.Frozen < 0 || st.Frozen > len(st.Pages) || (st.Past != nil && st.Frozen == len(st.Pages)) {
 		return nil
 	}
-	return &st
+	return st
 }
 
 // writeState overwrites the cache in the lock file f, its SHA-256 first:
@@ -645,15 +644,13 @@ func readState(f *os.File) *state {
 // not synced: a cache older than the pages describes pages the next render
 // lays out again.
 func writeState(f *os.File, st *state) error {
-	var buf bytes.Buffer
-	buf.Write(make([]byte, sha256.Size))
-	if err := gob.NewEncoder(&buf).Encode(st); err != nil {
+	data, err := encodeState(make([]byte, sha256.Size, 4096), st)
+	if err != nil {
 		return fmt.Errorf("bottle: encode state: %w", err)
 	}
-	data := buf.Bytes()
 	sum := sha256.Sum256(data[sha256.Size:])
 	copy(data, sum[:])
-	_, err := f.WriteAt(data, 0)
+	_, err = f.WriteAt(data, 0)
 	if err == nil {
 		err = f.Truncate(int64(len(data)))
 	}

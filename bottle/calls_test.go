@@ -1,25 +1,23 @@
 package bottle
 
 import (
-	"bytes"
-	"encoding/gob"
 	"strings"
 	"testing"
 )
 
-// roundTrip passes a transcript through gob, as the parse cache does between
-// renders: what is not in an exported field is lost.
+// roundTrip passes a transcript through the render cache's encoding, as
+// the cache does between renders: what is not in an exported field is lost.
 func roundTrip(t testing.TB, tr *Transcript) *Transcript {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(tr); err != nil {
+	data, err := encodeState(nil, &state{Transcript: *tr})
+	if err != nil {
 		t.Fatal(err)
 	}
-	var out Transcript
-	if err := gob.NewDecoder(&buf).Decode(&out); err != nil {
+	st, err := decodeState(data)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return &out
+	return &st.Transcript
 }
 
 // TestResultAfterCacheLoad: a tool call read before the cursor is marked

@@ -45,6 +45,7 @@
 //	layout.go      blocks poured into pages, the index, PageName, IndexName
 //	pointer.go     PageRead, ReadPlan, PlanReads, Bottler.Continuation (package continuity/inject words the pointer)
 //	bottler.go     Bottler: Render, Read, Archive; the cache, its window and the page writes
+//	statecodec.go  the cache's binary encoding (its fields in order, any bytes kept)
 //	seal.go        Drainer, Marker, MarkerArmer, MarkerClaimer, Bottler.Seal
 //	file.go        ValidateSessionID (the one session-id rule), WriteFileAtomic
 //	lock*.go       the per-session lock file (flock, LockFileEx)
