@@ -154,15 +154,13 @@ func cut(s string) string {
 // delivery), a record whose content equals the conversation's newest record
 // of the kind is not written again; that record is returned.
 func (s *Service) writeRecord(ctx context.Context, tx Tx, row *Session, kind RecordKind, e Episode, reason string, now time.Time, dedupe bool) (Record, error) {
-	prompts, err := tx.Prompts(ctx, row.Agent, row.SessionID)
+	// The last prompt only: a long conversation keeps hundreds, and this
+	// runs at every PreCompact and inside SessionEnd's budget.
+	last, _, err := tx.LastPrompt(ctx, row.Agent, row.SessionID)
 	if err != nil {
 		return Record{}, err
 	}
-	lastPrompt := ""
-	if len(prompts) > 0 {
-		lastPrompt = prompts[len(prompts)-1].Text
-	}
-	e = DeriveEpisode(e, lastPrompt, row.LastMessageExcerpt)
+	e = DeriveEpisode(e, last.Text, row.LastMessageExcerpt)
 	r := Record{ID: s.newID(), Tenant: row.Tenant, Kind: kind, Agent: row.Agent, SessionID: row.SessionID, SessionRunID: row.ID,
 		Project: row.Project, Task: e.Task, Objective: e.Objective, State: e.State, NextAction: e.NextAction,
 		GitCommit: e.GitCommit, GitBranch: e.GitBranch, BottlePath: e.BottlePath, Reason: reason, CreatedAt: now}

@@ -241,6 +241,9 @@ type Tx interface {
 	AppendPrompt(ctx context.Context, p *Prompt) error
 	// Prompts returns a conversation's prompts in number order.
 	Prompts(ctx context.Context, agent, sessionID string) ([]Prompt, error)
+	// LastPrompt returns a conversation's prompt of the highest number,
+	// reading that one alone; ok is false when it has none.
+	LastPrompt(ctx context.Context, agent, sessionID string) (p Prompt, ok bool, err error)
 	// InsertStopExcerpt records the last assistant message seen at a Stop
 	// and keeps only the conversation's newest keep excerpts by id; keep
 	// below 1 keeps them all, as for AppendLedger. conflict when e.ID

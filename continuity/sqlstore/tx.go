@@ -386,6 +386,18 @@ func (t *tx) Prompts(ctx context.Context, agent, sessionID string) ([]continuity
 	return convert(ms, (*promptModel).prompt), nil
 }
 
+func (t *tx) LastPrompt(ctx context.Context, agent, sessionID string) (continuity.Prompt, bool, error) {
+	var ms []promptModel
+	if err := t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant).Where("agent = ?", agent).
+		Where("session_id = ?", sessionID).OrderExpr("number DESC").Limit(1).Scan(ctx); err != nil {
+		return continuity.Prompt{}, false, translate(err)
+	}
+	if len(ms) == 0 {
+		return continuity.Prompt{}, false, nil
+	}
+	return ms[0].prompt(), true, nil
+}
+
 func (t *tx) InsertStopExcerpt(ctx context.Context, keep int, e *continuity.StopExcerpt) error {
 	m := &excerptModel{ID: e.ID, UserID: t.tenant, Agent: e.Agent, SessionID: e.SessionID, Text: e.Text, Truncated: e.Truncated, At: utc(e.At)}
 	if _, err := t.db.NewInsert().Model(m).Exec(ctx); err != nil {

@@ -74,6 +74,7 @@ var txContract = map[string]func(t *testing.T, f *fixture){
 
 	"AppendPrompt":      txAppendPrompt,
 	"Prompts":           txPrompts,
+	"LastPrompt":        txLastPrompt,
 	"InsertStopExcerpt": txInsertStopExcerpt,
 	"StopExcerpts":      txStopExcerpts,
 
@@ -1524,6 +1525,47 @@ func txPrompts(t *testing.T, f *fixture) {
 	for _, who := range []struct{ tenant, agent, sid string }{{tenantA, agent, "unknown"}, {tenantB, agent, "s1"}} {
 		got := ofConversation(t, f, who.tenant, who.agent, who.sid, continuity.Tx.Prompts)
 		wantEmpty(t, who.tenant+"/"+who.sid+"'s prompts", got, nil)
+	}
+}
+
+func txLastPrompt(t *testing.T, f *fixture) {
+	now := f.clock.Now()
+	last := func(tenant, ag, sid string) (continuity.Prompt, bool) {
+		var p continuity.Prompt
+		var ok bool
+		inRead(t, f, tenant, func(ctx context.Context, tx continuity.Tx) error {
+			var err error
+			p, ok, err = tx.LastPrompt(ctx, ag, sid)
+			return err
+		})
+		return p, ok
+	}
+	if p, ok := last(tenantA, agent, "s1"); ok {
+		t.Errorf("a conversation with no prompt has a last one: %+v", p)
+	}
+	// Numbered in the order recorded, whatever their times say; the
+	// neighbours (the same session id under another agent, another
+	// session, the same key in tenant B) are recorded after it, so a
+	// last prompt read across conversations would be one of theirs.
+	var mine []continuity.Prompt
+	for i, text := range []string{"one", "two", "three"} {
+		p := prompt(agent, "s1", text, now.Add(-time.Duration(i)*time.Minute))
+		inWrite(t, f, tenantA, func(ctx context.Context, tx continuity.Tx) error { return tx.AppendPrompt(ctx, &p) })
+		p.Tenant = tenantA
+		mine = append(mine, p)
+		if got, ok := last(tenantA, agent, "s1"); !ok || !reflect.DeepEqual(got, p) {
+			t.Errorf("after %d prompts: last %+v (ok %v), want %+v", i+1, got, ok, p)
+		}
+	}
+	for _, n := range []struct{ tenant, agent, sid string }{{tenantA, "codex", "s1"}, {tenantA, agent, "s2"}, {tenantB, agent, "s1"}} {
+		p := prompt(n.agent, n.sid, "neighbour", now.Add(time.Hour))
+		inWrite(t, f, n.tenant, func(ctx context.Context, tx continuity.Tx) error { return tx.AppendPrompt(ctx, &p) })
+	}
+	if got, ok := last(tenantA, agent, "s1"); !ok || !reflect.DeepEqual(got, mine[2]) {
+		t.Errorf("with neighbours: last %+v (ok %v), want %+v", got, ok, mine[2])
+	}
+	if p, ok := last(tenantB, agent, "unknown"); ok {
+		t.Errorf("tenant B's unknown conversation has a last prompt: %+v", p)
 	}
 }
 

@@ -113,6 +113,10 @@ func testTxErrors(t *testing.T, h Harness) {
 				_, err := tx.Prompts(ctx, agent, "s1")
 				return err
 			},
+			"LastPrompt": func(ctx context.Context, tx continuity.Tx) error {
+				_, _, err := tx.LastPrompt(ctx, agent, "s1")
+				return err
+			},
 			"StopExcerpts": func(ctx context.Context, tx continuity.Tx) error {
 				_, err := tx.StopExcerpts(ctx, agent, "s1")
 				return err
