@@ -89,11 +89,20 @@ func (r *stateReader) n() int {
 	return int(v)
 }
 
-// count reads a length of items that take at least one byte each, so a
-// corrupt count cannot ask for more than what is left.
-func (r *stateReader) count() int {
+// Each item's fewest bytes, for count: an entry's (a kind, a position, a
+// time, five strings, four bools), a page's, a map entry's.
+const (
+	minEntryBytes  = 1 + 1 + 16 + 5 + 4
+	minPageBytes   = 5 + 3 + 1 + 2*16 + 1
+	minGeminiBytes = 1 + 1 + 2
+	minSetBytes    = 1 + 1
+)
+
+// count reads a length of items that take at least min bytes each, so a
+// corrupt count cannot ask for more than what is left would hold.
+func (r *stateReader) count(min int) int {
 	v := r.uint()
-	if v > uint64(len(r.b)) {
+	if v > uint64(len(r.b)/min) {
 		r.fail()
 		return 0
 	}
@@ -101,7 +110,7 @@ func (r *stateReader) count() int {
 }
 
 func (r *stateReader) bytes() []byte {
-	n := r.count()
+	n := r.count(1)
 	if r.err != nil {
 		return nil
 	}
@@ -265,7 +274,7 @@ func decodeState(data []byte) (*state, error) {
 	if r.bool() {
 		st.Past = &past{Open: r.set(), Msgs: r.set()}
 	}
-	if n := r.count(); n > 0 {
+	if n := r.count(minPageBytes); n > 0 {
 		st.Pages = make([]pageMeta, n)
 		for i := range st.Pages {
 			r.page(&st.Pages[i])
@@ -273,7 +282,7 @@ func decodeState(data []byte) (*state, error) {
 	}
 	st.Frozen, st.Turns, st.Task = r.n(), r.n(), r.str()
 	st.Request.Known = r.bool()
-	if n := r.count(); n > 0 {
+	if n := r.count(1); n > 0 {
 		st.Request.Lines = make([]string, n)
 		for i := range st.Request.Lines {
 			st.Request.Lines[i] = r.str()
@@ -294,13 +303,13 @@ func (r *stateReader) transcript(t *Transcript) {
 	t.Format, t.SessionID, t.Project = Format(r.str()), r.str(), r.str()
 	t.Started = r.time()
 	t.Compactions = r.n()
-	if n := r.count(); n > 0 {
+	if n := r.count(1); n > 0 {
 		t.Boundaries = make([]int64, n)
 		for i := range t.Boundaries {
 			t.Boundaries[i] = r.int()
 		}
 	}
-	if n := r.count(); n > 0 {
+	if n := r.count(minEntryBytes); n > 0 {
 		t.Entries = make([]Entry, n)
 		for i := range t.Entries {
 			e := &t.Entries[i]
@@ -316,7 +325,7 @@ func (r *stateReader) transcript(t *Transcript) {
 	t.Skipped = r.n()
 	if r.bool() {
 		g := &GeminiState{}
-		if n := r.count(); n > 0 {
+		if n := r.count(minGeminiBytes); n > 0 {
 			g.Messages = make(map[string]GeminiMessage, n)
 			for range n {
 				id := r.str()
@@ -329,7 +338,7 @@ func (r *stateReader) transcript(t *Transcript) {
 }
 
 func (r *stateReader) set() map[string]bool {
-	n := r.count()
+	n := r.count(minSetBytes)
 	if n == 0 {
 		return nil
 	}
