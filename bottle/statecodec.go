@@ -23,9 +23,10 @@ var errStateCodec = errors.New("bottle: malformed render cache")
 
 type stateWriter struct{ b []byte }
 
-func (w *stateWriter) uint(v uint64) { w.b = binary.AppendUvarint(w.b, v) }
-func (w *stateWriter) int(v int64)   { w.b = binary.AppendVarint(w.b, v) }
-func (w *stateWriter) str(s string)  { w.uint(uint64(len(s))); w.b = append(w.b, s...) }
+func (w *stateWriter) uint(v uint64)  { w.b = binary.AppendUvarint(w.b, v) }
+func (w *stateWriter) int(v int64)    { w.b = binary.AppendVarint(w.b, v) }
+func (w *stateWriter) str(s string)   { w.uint(uint64(len(s))); w.b = append(w.b, s...) }
+func (w *stateWriter) bytes(p []byte) { w.uint(uint64(len(p))); w.b = append(w.b, p...) }
 
 func (w *stateWriter) bool(v bool) {
 	if v {
@@ -40,7 +41,7 @@ func (w *stateWriter) time(t time.Time) error {
 	if err != nil {
 		return err
 	}
-	w.str(string(data))
+	w.bytes(data)
 	return nil
 }
 
