@@ -65,8 +65,31 @@ func readerOf(f Format) reader {
 const maxLine = 32 << 20
 
 // readBuffer is the streaming read size: memory per read is this plus the
-// longest kept line, whatever the transcript's length.
-const readBuffer = 256 << 10
+// longest kept line, whatever the transcript's length. A read of less than
+// readBuffer bytes (an incremental render reads one turn) uses a buffer of
+// its size, at least minReadBuffer: a hook process pays for every page of
+// memory it touches.
+const (
+	readBuffer    = 256 << 10
+	minReadBuffer = 4 << 10
+)
+
+// readBufferSize is the buffer for reading [pos, pos+limit) of r: the
+// bytes r holds there when r can say how many (an *os.File's size), plus
+// one so that the read meets the end; a file that grows during the read
+// only makes a line longer than the buffer, which is read again whole.
+func readBufferSize(r io.ReaderAt, pos, limit int64) int {
+	n := limit
+	if f, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			n = min(n, max(fi.Size()-pos, 0))
+		}
+	}
+	if n >= readBuffer {
+		return readBuffer
+	}
+	return max(int(n)+1, minReadBuffer)
+}
 
 // DetectFormat guesses the format of a transcript from one of its lines:
 // Codex wraps every line in {timestamp, type, payload}; Gemini CLI's lines
@@ -149,7 +172,7 @@ func (t *Transcript) ReadAll(r io.ReaderAt, size int64) error {
 // read parses the lines of r in [pos, pos+limit); all says the end of that
 // range ends the last line.
 func (t *Transcript) read(r io.ReaderAt, pos, limit int64, all bool) (int64, error) {
-	br := bufio.NewReaderSize(io.NewSectionReader(r, pos, limit), readBuffer)
+	br := bufio.NewReaderSize(io.NewSectionReader(r, pos, limit), readBufferSize(r, pos, limit))
 	start := pos // offset of the line being read
 	var n int64  // bytes of that line read so far
 	long := false

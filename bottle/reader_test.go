@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"runtime"
 	"strings"
 	"testing"
@@ -356,6 +357,86 @@ func TestLongLines(t *testing.T) {
 	end, _ = tr.ReadLines(strings.NewReader(data[:readBuffer*2]), 0)
 	if end != 0 || len(tr.Entries) != 0 {
 		t.Fatalf("torn long line consumed: end %d", end)
+	}
+}
+
+// statReader is a transcript whose Stat reports size (and mode) whatever
+// it holds: a file that grew after its size was taken, or one that is not
+// regular.
+type statReader struct {
+	*strings.Reader
+	size int64
+	mode fs.FileMode
+}
+
+func (s statReader) Stat() (fs.FileInfo, error) { return statInfo(s), nil }
+
+type statInfo statReader
+
+func (i statInfo) Name() string       { return "transcript.jsonl" }
+func (i statInfo) Size() int64        { return i.size }
+func (i statInfo) Mode() fs.FileMode  { return i.mode }
+func (i statInfo) ModTime() time.Time { return time.Time{} }
+func (i statInfo) IsDir() bool        { return false }
+func (i statInfo) Sys() any           { return nil }
+
+// TestReadBufferSize: a read of fewer bytes than readBuffer gets a buffer
+// of their size plus one, at least minReadBuffer; the bytes are the
+// range's or, when the reader is a regular file, what the file holds past
+// pos, whichever is fewer.
+func TestReadBufferSize(t *testing.T) {
+	file := func(size int64) io.ReaderAt { return statReader{strings.NewReader(""), size, 0} }
+	cases := []struct {
+		name       string
+		r          io.ReaderAt
+		pos, limit int64
+		want       int
+	}{
+		{"no size, unbounded", strings.NewReader(""), 0, 1 << 40, readBuffer},
+		{"no size, small range", strings.NewReader(""), 0, 10_000, 10_001},
+		{"range of readBuffer-1", strings.NewReader(""), 0, readBuffer - 1, readBuffer},
+		{"range of readBuffer", strings.NewReader(""), 0, readBuffer, readBuffer},
+		{"empty range", strings.NewReader(""), 0, 0, minReadBuffer},
+		{"range under minReadBuffer", strings.NewReader(""), 0, minReadBuffer - 2, minReadBuffer},
+		{"range of minReadBuffer", strings.NewReader(""), 0, minReadBuffer, minReadBuffer + 1},
+		{"file smaller than the range", file(50_000), 20_000, 1 << 40, 30_001},
+		{"file at pos", file(50_000), 50_000, 1 << 40, minReadBuffer},
+		{"pos past the file (it shrank)", file(50_000), 90_000, 1 << 40, minReadBuffer},
+		{"file larger than readBuffer past pos", file(readBuffer + 10), 10, 1 << 40, readBuffer},
+		{"file just under readBuffer past pos", file(readBuffer + 9), 10, 1 << 40, readBuffer},
+		{"range smaller than the file", file(1 << 30), 0, 6_000, 6_001},
+		{"not a regular file", statReader{strings.NewReader(""), 10, fs.ModeNamedPipe}, 0, 1 << 40, readBuffer},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := readBufferSize(c.r, c.pos, c.limit); got != c.want {
+				t.Errorf("readBufferSize = %d, want %d", got, c.want)
+			}
+		})
+	}
+}
+
+// TestReadLinesFileGrew: a transcript that grew after its size was taken
+// (the harness appends while a Stop renders) is still read to its last
+// complete line, a line longer than the buffer the size chose included.
+func TestReadLinesFileGrew(t *testing.T) {
+	first := cl("user", "", `"first"`) + "\n"
+	big := strings.Repeat("y", 3*minReadBuffer)
+	data := first + cl("user", "", `"`+big+`"`) + "\n" + cl("user", "", `"after"`) + "\n" + cl("user", "", `"torn"`)
+	for _, size := range []int64{0, int64(len(first)), int64(len(first)) + 1, int64(len(data))} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			var tr Transcript
+			end, err := tr.ReadLines(statReader{strings.NewReader(data), size, 0}, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := int64(len(data) - len(cl("user", "", `"torn"`))); end != want {
+				t.Errorf("end %d, want %d", end, want)
+			}
+			if got, want := summary(tr.Entries), "user:first | user:"+big+" | user:after"; got != want {
+				t.Errorf("entries %.80q, want %.80q", got, want)
+			}
+		})
 	}
 }
 
