@@ -3,6 +3,7 @@ package continuity
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -114,8 +115,34 @@ func (s *Service) Open(ctx context.Context, tenant string, p OpenParams) (OpenRe
 	if err != nil {
 		return OpenResult{}, err
 	}
+	for attempt := 1; ; attempt++ {
+		res, err := s.open(ctx, tenant, p)
+		if !errors.Is(err, errOpenRaced) {
+			return res, err
+		}
+		if attempt == maxOpenAttempts {
+			return OpenResult{}, &Error{Code: CodeInternal, Message: "the session row kept changing under the open", Err: err}
+		}
+	}
+}
+
+// errOpenRaced says a concurrent open inserted the row after this open's
+// transaction read that there was none: the transaction holds the lock of
+// the project it was asked for, not the row's. Taking the row's project
+// lock then (after the row's lock) would invert the lock order, project
+// then row, and deadlock against the opens that took them in order; the
+// open runs again instead, in a new transaction that reads the row's
+// project first. On SQLite writers never overlap, so it never happens.
+var errOpenRaced = errors.New("continuity: a concurrent open inserted the session row")
+
+// maxOpenAttempts bounds the opens one Open runs: a second finds the row
+// (its project never changes), so only an erase racing it needs a third.
+const maxOpenAttempts = 3
+
+// open is one attempt of Open, in one transaction.
+func (s *Service) open(ctx context.Context, tenant string, p OpenParams) (OpenResult, error) {
 	var res OpenResult
-	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
+	err := s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
 		now := s.clock()
 		// Opening changes the set of leased-open sessions an id-less write
 		// attributes against, so it takes the same per-project lock: the
@@ -140,10 +167,9 @@ func (s *Service) Open(ctx context.Context, tenant string, p OpenParams) (OpenRe
 		a := lease.Activation{Source: p.Source.lease(), Found: found}
 		if found {
 			if row.Project != project {
-				// Inserted by a concurrent open between the two reads.
-				if err := tx.LockProject(ctx, row.Project); err != nil {
-					return err
-				}
+				// Inserted by a concurrent open between the two reads,
+				// under another project than the one locked.
+				return errOpenRaced
 			}
 			a.State = s.state(row, now)
 			a.SameValues = row.Project == p.Project && row.Scope == p.Scope && row.Selector.Equal(p.Selector)
@@ -162,6 +188,11 @@ func (s *Service) Open(ctx context.Context, tenant string, p OpenParams) (OpenRe
 				row.Project, row.Scope, row.Selector = p.Project, p.Scope, p.Selector
 			}
 			if err := tx.InsertSession(ctx, row); err != nil {
+				if ErrorCode(err) == CodeConflict {
+					// A concurrent open inserted the row first: the next
+					// attempt decides against it.
+					return fmt.Errorf("%w: %w", errOpenRaced, err)
+				}
 				return err
 			}
 			ev := EventSessionStarted

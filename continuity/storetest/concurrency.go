@@ -79,6 +79,10 @@ func testConcurrency(t *testing.T, h Harness) {
 		}
 	})
 
+	t.Run("ConflictingStartupsRaceTheInsert", func(t *testing.T) {
+		t.Parallel()
+		testConflictingStartups(t, h)
+	})
 	t.Run("ProcessesWriteOneStore", func(t *testing.T) {
 		t.Parallel()
 		st, dsn := h.New(t)
@@ -130,4 +134,73 @@ func testConcurrency(t *testing.T, h Harness) {
 			t.Fatalf("ledger has %d child lines, want %d", n, procs*writes)
 		}
 	})
+}
+
+// testConflictingStartups races 32 startups of one new conversation, half
+// of them with another project, over several conversations: the first
+// insert wins; every startup with the winner's values is its retry (the
+// same run, not created), every other one is the conflict of different
+// values, and one session.started line is written. On Postgres the losers
+// that read no row lock the project they asked for while the winner
+// inserts under its own: they must not take the row's project lock after
+// the row (the lock order is project, then row), which deadlocked.
+func testConflictingStartups(t *testing.T, h Harness) {
+	ctx := context.Background()
+	st, _ := h.New(t)
+	svc := continuity.New(st)
+	const callers = 32
+	projects := [2]string{"p", "q"}
+	for round := range 4 {
+		sid := "race-" + strconv.Itoa(round)
+		results := make([]continuity.OpenResult, callers)
+		errs := make([]error, callers)
+		var wg sync.WaitGroup
+		for i := range callers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i], errs[i] = svc.Open(ctx, tenantA, continuity.OpenParams{Agent: agent, SessionID: sid, Source: continuity.SourceStartup, Project: projects[i%2]})
+			}()
+		}
+		wg.Wait()
+		v, err := svc.Session(ctx, tenantA, agent, sid)
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		created := 0
+		for i := range callers {
+			if projects[i%2] != v.Project {
+				if continuity.ErrorCode(errs[i]) != continuity.CodeConflict || !strings.Contains(errs[i].Error(), "different project, scope or selector") {
+					t.Errorf("round %d, caller %d (project %s, the row's %s): %v, want the conflict of different values", round, i, projects[i%2], v.Project, errs[i])
+				}
+				continue
+			}
+			if errs[i] != nil {
+				t.Errorf("round %d, caller %d (the row's project): %v, want the row", round, i, errs[i])
+				continue
+			}
+			if results[i].SessionRunID != v.ID {
+				t.Errorf("round %d, caller %d: run %s, want the row's %s", round, i, results[i].SessionRunID, v.ID)
+			}
+			if results[i].Created {
+				created++
+			}
+		}
+		if created != 1 {
+			t.Errorf("round %d: %d startups created the row, want 1", round, created)
+		}
+		es, err := svc.SessionLedger(ctx, tenantA, sid, uuid.Nil, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		started := 0
+		for _, e := range es {
+			if e.Event == continuity.EventSessionStarted {
+				started++
+			}
+		}
+		if started != 1 {
+			t.Errorf("round %d: %d session.started lines, want 1", round, started)
+		}
+	}
 }
