@@ -563,7 +563,7 @@ func (st *state) advance(res Result, window bool) {
 // parsed again from the start. It returns an error wrapping os.ErrNotExist
 // when the transcript is gone.
 func refresh(st *state, transcriptPath string, lim ReadLimits, host bool) (*state, error) {
-	f, err := os.Open(transcriptPath)
+	f, err := OpenRegular(transcriptPath)
 	if err != nil {
 		return nil, fmt.Errorf("bottle: open transcript: %w", err)
 	}

@@ -13,6 +13,53 @@ import (
 // file name.
 var ErrInvalidSession = errors.New("bottle: invalid session id")
 
+// ErrNotRegular is returned for a transcript path that names something
+// other than a regular file (a directory, a FIFO, a device): reading one
+// would fail, block until a writer came, or never end.
+var ErrNotRegular = errors.New("bottle: the transcript is not a regular file")
+
+// OpenRegular opens the regular file at path (following symbolic links)
+// for reading, and refuses anything else with ErrNotRegular without
+// opening it: opening a FIFO blocks. The file is checked again once open,
+// so one swapped in after the first check is refused too (a FIFO swapped
+// in between the two blocks the open; only a writer to the directory can
+// do that).
+func OpenRegular(path string) (*os.File, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, notRegular(fi.Mode())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = notRegular(fi.Mode())
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+// notRegular is ErrNotRegular, naming what the file is.
+func notRegular(m os.FileMode) error {
+	what := "another kind of file"
+	switch {
+	case m.IsDir():
+		what = "a directory"
+	case m&os.ModeNamedPipe != 0:
+		what = "a named pipe"
+	case m&os.ModeDevice != 0:
+		what = "a device"
+	case m&os.ModeSocket != 0:
+		what = "a socket"
+	}
+	return fmt.Errorf("%w: it is %s", ErrNotRegular, what)
+}
+
 // MaxSessionIDLen is the longest session id, in characters (the id is
 // ASCII, so also in bytes). It is the whole library's bound: continuity
 // refers to it by name.

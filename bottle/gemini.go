@@ -490,7 +490,7 @@ func resolveGemini(path string) string {
 // such record. A file it cannot read through counts as holding one, so
 // that doubt never redirects a render.
 func geminiHead(path string) (sessionID string, talk bool) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return "", true
 	}

@@ -126,10 +126,7 @@ const maxHead = 4 << 10
 // see resolveGemini). It never fails: when in doubt it returns path. Only a
 // regular file is read.
 func ResolveTranscript(path string) string {
-	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
-		return path
-	}
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return path
 	}

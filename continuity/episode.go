@@ -351,8 +351,8 @@ type PreCompactResult struct {
 	Checkpoint Record    `json:"checkpoint"`
 }
 
-// maxReason bounds a harness's trigger or reason.
-const maxReason = 64
+// MaxReasonLen bounds a harness's trigger or reason, in characters.
+const MaxReasonLen = 64
 
 // PreCompact implements API for tenant: arm the sealed bottle's marker,
 // then write a checkpoint that snapshots the conversation's excerpt.
@@ -361,7 +361,7 @@ func (s *Service) PreCompact(ctx context.Context, tenant string, p PreCompactPar
 	p.expects = recordEvent(RecordCheckpoint)
 	id, err := s.episode(ctx, tenant, p.EventParams, func(ctx context.Context) error {
 		f := map[string]string{}
-		p.Trigger = trimField(f, "trigger", p.Trigger, 0, maxReason)
+		p.Trigger = trimField(f, "trigger", p.Trigger, 0, MaxReasonLen)
 		p.Episode.normalize(f, "episode.")
 		if p.Sealed != nil && strings.TrimSpace(p.Sealed.SessionID) != strings.TrimSpace(p.SessionID) {
 			// The event's conversation is the one whose marker it arms.
@@ -444,7 +444,7 @@ func (s *Service) SessionEnd(ctx context.Context, tenant string, p EndParams) (E
 	p.expects = recordEvent(RecordHandover)
 	id, err := s.episode(ctx, tenant, p.EventParams, func(ctx context.Context) error {
 		f := map[string]string{}
-		p.Reason = trimField(f, "reason", p.Reason, 0, maxReason)
+		p.Reason = trimField(f, "reason", p.Reason, 0, MaxReasonLen)
 		p.Episode.normalize(f, "episode.")
 		if p.BudgetMillis < 0 || time.Duration(p.BudgetMillis)*time.Millisecond > MaxEndBudget {
 			f["budgetMs"] = "must be between 0 and " + strconv.Itoa(int(MaxEndBudget/time.Millisecond))

@@ -69,6 +69,10 @@ type HookOutcome struct {
 	Reason string
 	// SessionRunID is the run the event was about, when known.
 	SessionRunID uuid.UUID
+	// LocalFailure is what failed of the event's local half (the bottle's
+	// render, seal or archive), in the safe form the ledger keeps; the
+	// event's work still ran. "" when nothing failed.
+	LocalFailure string
 }
 
 // Episodes runs each hook event where the transcript is: the bottle's
@@ -133,7 +137,7 @@ func (e *Episodes) Handle(ctx context.Context, ev HookEvent) (HookOutcome, error
 	case HookStop:
 		return e.stop(ctx, ev)
 	case HookPreCompact:
-		return HookOutcome{}, e.preCompact(ctx, ev)
+		return e.preCompact(ctx, ev)
 	case HookEnd:
 		return HookOutcome{}, e.end(ctx, ev)
 	}
@@ -174,8 +178,12 @@ func (e *Episodes) start(ctx context.Context, ev HookEvent) (HookOutcome, error)
 		run = ""
 	}
 	local := func(lerr error) {
-		if lerr != nil && r.ReceiptID != uuid.Nil {
-			_ = e.API.RecordFailure(ctx, FailureParams{EventParams: e.event(ev), ReceiptID: r.ReceiptID.String(), Reason: safeReason(lerr)})
+		if lerr == nil {
+			return
+		}
+		out.LocalFailure = safeReason(lerr)
+		if r.ReceiptID != uuid.Nil {
+			_ = e.API.RecordFailure(ctx, FailureParams{EventParams: e.event(ev), ReceiptID: r.ReceiptID.String(), Reason: out.LocalFailure})
 		}
 	}
 	briefing := ""
@@ -292,7 +300,7 @@ func (e *Episodes) stop(ctx context.Context, ev HookEvent) (HookOutcome, error) 
 		}
 	}
 	r, err := e.API.Stop(ctx, p)
-	out := HookOutcome{SessionRunID: r.SessionRunID}
+	out := HookOutcome{SessionRunID: r.SessionRunID, LocalFailure: p.LocalFailure}
 	if r.Inject {
 		if reason := inject.Nudge(r.Reason); reason != "" {
 			out.Block, out.Reason = true, reason
@@ -301,7 +309,7 @@ func (e *Episodes) stop(ctx context.Context, ev HookEvent) (HookOutcome, error) 
 	return out, err
 }
 
-func (e *Episodes) preCompact(ctx context.Context, ev HookEvent) error {
+func (e *Episodes) preCompact(ctx context.Context, ev HookEvent) (HookOutcome, error) {
 	p := PreCompactParams{EventParams: e.event(ev), Trigger: ev.Trigger, Episode: gitEpisode(ctx, ev.Cwd)}
 	switch {
 	case e.Bottler == nil:
@@ -322,7 +330,7 @@ func (e *Episodes) preCompact(ctx context.Context, ev HookEvent) error {
 		}
 	}
 	_, err := e.API.PreCompact(ctx, p)
-	return err
+	return HookOutcome{LocalFailure: p.LocalFailure}, err
 }
 
 func (e *Episodes) end(ctx context.Context, ev HookEvent) error {
@@ -356,16 +364,25 @@ func fileExists(path string) bool {
 // safeReason renders a local failure for the ledger: a baton error's code
 // and safe message, else the error's class only (a bottle or file error may
 // carry a path, never content).
+//
+// It is always storable as a failure reason: an error's text may carry a
+// path from the harness's payload, so NUL bytes are dropped and invalid
+// UTF-8 replaced.
 func safeReason(err error) string {
 	var be *Error
 	if errors.As(err, &be) {
-		return string(be.Code) + ": " + be.Message
+		return storable(string(be.Code) + ": " + be.Message)
 	}
 	msg := err.Error()
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i]
 	}
-	return string(ErrorCode(err)) + ": " + first(msg, MaxFailureLen-16)
+	return string(ErrorCode(err)) + ": " + first(storable(msg), MaxFailureLen-16)
+}
+
+// storable is s without NUL bytes and with invalid UTF-8 replaced.
+func storable(s string) string {
+	return strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "\uFFFD")
 }
 
 // first returns s's first n characters.

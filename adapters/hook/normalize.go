@@ -50,12 +50,14 @@ func Normalize(h *Harness, arg string, data []byte, dir string) (Event, error) {
 	ev := Event{HookEvent: continuity.HookEvent{Provider: h.Name}}
 	p, perr := decodePayload(data)
 	d := h.dialect(p)
-	name, err := p.str(d.Fields.Event)
-	if err != nil {
-		return ev, err
-	}
+	// An event name of the wrong type is bad input, but the EVENT argument
+	// still names the event, so that its receipt and failure are written.
+	name, nerr := p.str(d.Fields.Event)
 	if name == "" {
 		name = arg
+	}
+	if name == "" && nerr != nil {
+		return ev, nerr
 	}
 	if name == "" && perr != nil {
 		return ev, perr
@@ -73,12 +75,19 @@ func Normalize(h *Harness, arg string, data []byte, dir string) (Event, error) {
 	}
 	bad := map[string]string{} // the keys of the wrong type
 	note := func(err error) { maps.Copy(bad, continuity.ErrorFields(err)) }
+	note(nerr)
 	str := func(keys []string) string {
 		s, err := p.str(keys)
 		note(err)
 		return s
 	}
 	ev.SessionID = str(d.Fields.SessionID)
+	if sid := strings.TrimSpace(ev.SessionID); sid != "" && bottle.ValidateSessionID(sid) != nil {
+		// Refused here, not by the service: the receipt of the failure is
+		// then written without the id (a receipt naming it would be
+		// refused too, and the event would leave no evidence).
+		bad[p.present(d.Fields.SessionID)] = bottle.SessionIDRule
+	}
 	ev.TranscriptPath = str(d.Fields.TranscriptPath)
 	if ev.Cwd = str(d.Fields.Cwd); ev.Cwd == "" {
 		ev.Cwd = dir
@@ -117,10 +126,10 @@ func Normalize(h *Harness, arg string, data []byte, dir string) (Event, error) {
 			ev.LastMessage = &m
 		}
 	case continuity.HookPreCompact:
-		ev.Trigger = str(d.Fields.Trigger)
+		ev.Trigger = fitLabel(str(d.Fields.Trigger))
 		ev.Provisional = slices.Contains(e.ProvisionalTriggers, ev.Trigger)
 	case continuity.HookEnd:
-		ev.Reason = str(d.Fields.Reason)
+		ev.Reason = fitLabel(str(d.Fields.Reason))
 	}
 	if !slices.Contains(bottleFormats, bottle.Format(h.Transcript.Format)) {
 		ev.TranscriptPath = ""
@@ -218,6 +227,22 @@ func (p payload) number(keys []string) (float64, error) {
 // character keeps the place of what could not be kept.
 func fitText(s string) string {
 	return strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", "\uFFFD"), "\uFFFD")
+}
+
+// fitLabel is a harness's label (a PreCompact trigger, a SessionEnd
+// reason) as the service keeps it: fitText's, without surrounding space,
+// cut to continuity.MaxReasonLen characters. A label carries no work, so
+// a junk one must not cost the event its close or its seal.
+func fitLabel(s string) string {
+	s = strings.TrimSpace(fitText(s))
+	n := 0
+	for i := range s {
+		if n == continuity.MaxReasonLen {
+			return s[:i]
+		}
+		n++
+	}
+	return s
 }
 
 func stripTags(s string, tags []string) string {

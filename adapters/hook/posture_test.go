@@ -3,6 +3,7 @@ package hook_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -10,8 +11,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/batonhq/baton/adapters/hook"
+	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/continuity"
 	"github.com/batonhq/baton/continuity/sqlstore"
 	"github.com/google/uuid"
@@ -128,6 +131,17 @@ func TestFailurePosture(t *testing.T) {
 		{name: "a missing transcript", harness: "claude-code", stdin: strings.NewReader(`{"session_id":"s1","hook_event_name":"Stop","transcript_path":"/nonexistent/t.jsonl","last_assistant_message":"done"}`),
 			stderr: "claude-code Stop: transcript not readable, the bottle is rebuilt from history; claude-code Stop: not_found",
 			ledger: "failed claude-code Stop: not_found: session not found\nreceived claude-code Stop\n"},
+		{name: "an invalid session id", harness: "claude-code", stdin: strings.NewReader(`{"session_id":"../etc","hook_event_name":"Stop","last_assistant_message":"x"}`),
+			stderr: "claude-code Stop: invalid: invalid input (session_id: " + bottle.SessionIDRule + ")",
+			ledger: "failed claude-code Stop: local: stdin: invalid: invalid input (session_id: " + bottle.SessionIDRule + ")\nreceived claude-code Stop\n"},
+		{name: "a session id with a NUL byte", harness: "codex", stdin: strings.NewReader(`{"session_id":"a\u0000b","hook_event_name":"SessionEnd"}`),
+			stderr: "codex SessionEnd: invalid: invalid input (session_id: " + bottle.SessionIDRule + ")",
+			ledger: "failed codex SessionEnd: local: stdin: invalid: invalid input (session_id: " + bottle.SessionIDRule + ")\nreceived codex SessionEnd\n"},
+		{name: "an event name of the wrong type beside an EVENT argument", harness: "claude-code", event: "stop", stdin: strings.NewReader(`{"session_id":"s1","hook_event_name":5}`),
+			stderr: "claude-code Stop: invalid: invalid input (hook_event_name: must be a string)",
+			ledger: "failed claude-code Stop: local: stdin: invalid: invalid input (hook_event_name: must be a string)\nreceived claude-code Stop\n"},
+		{name: "an event name of the wrong type alone", harness: "claude-code", stdin: strings.NewReader(`{"session_id":"s1","hook_event_name":{}}`),
+			stderr: "claude-code: invalid: invalid input (hook_event_name: must be a string)"},
 		{name: "an unknown harness", harness: "vim", stdin: strings.NewReader(startup), open: func(t *testing.T, _ string) func(context.Context) (continuity.API, error) { return never(t) },
 			stderr: "invalid: invalid input (harness: must be one of claude-code, codex, gemini, copilot, cursor)"},
 		{name: "an event baton does not handle", harness: "codex", stdin: strings.NewReader(`{"session_id":"s1","hook_event_name":"PreToolUse"}`),
@@ -180,6 +194,145 @@ func TestFailurePosture(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLocalFailuresKeepTheWork: a transcript the hook cannot read (a
+// directory, a named pipe, which would block the open, a path with a NUL
+// byte) and junk labels (a trigger, a reason) cost the event its bottle at
+// most, never its work: the heartbeat, the checkpoint and the close still
+// happen, the hook returns, one stderr line says what failed, and the
+// ledger keeps the failure beside the receipt.
+func TestLocalFailuresKeepTheWork(t *testing.T) {
+	cwd := t.TempDir()
+	startup := strings.ReplaceAll(startupJSON, "%CWD%", filepath.ToSlash(cwd))
+	dir := t.TempDir()
+	quoted := func(path string) string { b, _ := json.Marshal(filepath.ToSlash(path)); return string(b) }
+	cases := []struct {
+		name  string
+		stdin func(t *testing.T) string
+		// stderr starts the one stderr line; "" wants none.
+		stderr string
+		// failed is the failure the ledger keeps; "" wants none.
+		failed string
+		check  func(t *testing.T, v continuity.SessionView, ledger string)
+	}{
+		{name: "a transcript that is a directory",
+			stdin: func(*testing.T) string {
+				return `{"session_id":"s1","hook_event_name":"Stop","transcript_path":` + quoted(dir) + `,"last_assistant_message":"done"}`
+			},
+			stderr: "claude-code Stop: the bottle: internal: bottle: open transcript: bottle: the transcript is not a regular file: it is a directory",
+			failed: "local: internal: bottle: open transcript: bottle: the transcript is not a regular file: it is a directory",
+			check:  stopped},
+		{name: "a transcript that is a named pipe",
+			stdin: func(t *testing.T) string {
+				return `{"session_id":"s1","hook_event_name":"Stop","transcript_path":` + quoted(fifo(t)) + `,"last_assistant_message":"done"}`
+			},
+			stderr: "claude-code Stop: the bottle: internal: bottle: open transcript: bottle: the transcript is not a regular file: it is a named pipe",
+			failed: "local: internal: bottle: open transcript: bottle: the transcript is not a regular file: it is a named pipe",
+			check:  stopped},
+		{name: "a named pipe sealed at PreCompact",
+			stdin: func(t *testing.T) string {
+				return `{"session_id":"s1","hook_event_name":"PreCompact","trigger":"manual","transcript_path":` + quoted(fifo(t)) + `}`
+			},
+			stderr: "claude-code PreCompact: the bottle: internal: bottle: open transcript: bottle: the transcript is not a regular file: it is a named pipe",
+			failed: "local: internal: bottle: open transcript: bottle: the transcript is not a regular file: it is a named pipe",
+			check:  checkpointed},
+		{name: "a transcript path with a NUL byte",
+			stdin: func(*testing.T) string {
+				return `{"session_id":"s1","hook_event_name":"Stop","transcript_path":"/tmp/a\u0000b","last_assistant_message":"done"}`
+			},
+			stderr: "claude-code Stop: transcript not readable, the bottle is rebuilt from history",
+			failed: "local: internal: bottle: open transcript: stat /tmp/ab: invalid argument",
+			check:  stopped},
+		{name: "a trigger with a NUL byte and invalid UTF-8",
+			stdin: func(*testing.T) string {
+				return "{\"session_id\":\"s1\",\"hook_event_name\":\"PreCompact\",\"trigger\":\"ma\\u0000nual\xff\"}"
+			},
+			check: checkpointed},
+		{name: "a reason of 200 characters",
+			stdin: func(*testing.T) string {
+				return `{"session_id":"s1","hook_event_name":"SessionEnd","reason":"` + strings.Repeat("r", 200) + `"}`
+			},
+			check: func(t *testing.T, v continuity.SessionView, ledger string) {
+				if v.ClosedAt == nil {
+					t.Error("the session was not closed")
+				}
+			}},
+		{name: "a reason with a NUL byte",
+			stdin: func(*testing.T) string {
+				return `{"session_id":"s1","hook_event_name":"SessionEnd","reason":"lo\u0000gout"}`
+			},
+			check: func(t *testing.T, v continuity.SessionView, ledger string) {
+				if v.ClosedAt == nil {
+					t.Error("the session was not closed")
+				}
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			open := opener(t, home)
+			run := func(stdin string) string {
+				var out, errOut bytes.Buffer
+				inv := hook.Invocation{Harness: "claude-code", Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut, Dir: cwd, Home: home, Open: open}
+				done := make(chan struct{})
+				go func() { inv.Run(context.Background()); close(done) }()
+				select {
+				case <-done:
+				case <-time.After(time.Minute):
+					t.Fatal("the hook did not return")
+				}
+				if out.Len() != 0 && !json.Valid(out.Bytes()) {
+					t.Errorf("stdout is not JSON: %q", out.String())
+				}
+				return errOut.String()
+			}
+			if e := run(startup); e != "" {
+				t.Fatalf("startup: %s", e)
+			}
+			errOut := run(tc.stdin(t))
+			lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+			switch {
+			case tc.stderr == "" && errOut != "":
+				t.Errorf("stderr = %q, want nothing", errOut)
+			case tc.stderr != "" && (len(lines) != 1 || !strings.HasPrefix(lines[0], "baton hook: "+tc.stderr)):
+				t.Errorf("stderr = %q, want one line starting %q", errOut, "baton hook: "+tc.stderr)
+			}
+			api, err := open(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := api.Session(context.Background(), "claude-code", "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ledger(t, home)
+			failed := strings.Contains(got, "failed ")
+			switch {
+			case tc.failed == "" && failed:
+				t.Errorf("ledger has a failure:\n%s", got)
+			case tc.failed != "" && !strings.Contains(got, ": "+tc.failed+"\n"):
+				t.Errorf("ledger:\n%s\nwant the failure %q", got, tc.failed)
+			}
+			tc.check(t, v, got)
+		})
+	}
+}
+
+// stopped checks that a Stop heartbeat ran and kept its last message.
+func stopped(t *testing.T, v continuity.SessionView, _ string) {
+	t.Helper()
+	if v.StopCount != 1 || v.LastMessageExcerpt != "done" {
+		t.Errorf("stop count %d, excerpt %q: want the Stop's heartbeat and message", v.StopCount, v.LastMessageExcerpt)
+	}
+}
+
+// checkpointed checks that a PreCompact wrote its checkpoint.
+func checkpointed(t *testing.T, _ continuity.SessionView, ledger string) {
+	t.Helper()
+	if !strings.Contains(ledger, "received claude-code PreCompact") {
+		t.Errorf("no PreCompact receipt:\n%s", ledger)
 	}
 }
 

@@ -105,8 +105,10 @@ func (inv *Invocation) Run(ctx context.Context) {
 		}
 		return
 	}
+	missing := false
 	if rendersTranscript(ev.Kind) && ev.TranscriptPath != "" {
 		if _, serr := os.Stat(ev.TranscriptPath); serr != nil {
+			missing = true
 			say("%s: transcript not readable, the bottle is rebuilt from history", what)
 		}
 	}
@@ -121,6 +123,10 @@ func (inv *Invocation) Run(ctx context.Context) {
 	if err := api.wait(); err != nil {
 		say("%s: open the store: %s", what, describe(err))
 		return
+	}
+	if res.LocalFailure != "" && !missing {
+		// The work ran; the ledger keeps the same words.
+		say("%s: the bottle: %s", what, res.LocalFailure)
 	}
 	if herr != nil {
 		say("%s: %s", what, describe(herr))

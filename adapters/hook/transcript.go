@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"os"
 
 	"github.com/batonhq/baton/bottle"
 )
@@ -24,16 +23,13 @@ var lastMessageReaders = map[string]func(path string, tail int64) (string, bool)
 // whole JSON (the writer may be mid-line).
 func tailLines(path string, tail int64) [][]byte {
 	// Only a regular file is opened: opening a FIFO would block.
-	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
-		return nil
-	}
-	f, err := os.Open(path)
+	f, err := bottle.OpenRegular(path)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
+	if err != nil {
 		return nil
 	}
 	start := max(fi.Size()-tail, 0)
