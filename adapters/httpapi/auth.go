@@ -110,9 +110,15 @@ func ReadKeys(path string) (*KeyAuthenticator, error) {
 	return ParseKeys(string(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))))
 }
 
-// Authenticate implements Authenticator.
+// Authenticate implements Authenticator. A request carrying Authorization
+// more than once is unauthorized, whichever of its keys is known: taking
+// the first would let what a proxy adds or strips decide the tenant.
 func (a *KeyAuthenticator) Authenticate(r *http.Request) (string, error) {
-	scheme, key, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	header := r.Header.Values("Authorization")
+	if len(header) != 1 {
+		return "", errUnauthorized
+	}
+	scheme, key, _ := strings.Cut(header[0], " ")
 	key = strings.TrimSpace(key)
 	if !strings.EqualFold(scheme, "Bearer") || key == "" {
 		return "", errUnauthorized

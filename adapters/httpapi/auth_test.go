@@ -70,24 +70,113 @@ func TestReadKeys(t *testing.T) {
 }
 
 // TestAuthenticate: a key in any other form than "Bearer KEY", a missing
-// one and an unknown one are all unauthorized.
+// one, an unknown one and Authorization given more than once, even with
+// known keys, are all unauthorized.
 func TestAuthenticate(t *testing.T) {
-	a, err := ParseKeys("k1=acme")
+	a, err := ParseKeys("k1=acme,k2=globex")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, header := range []string{"", "Bearer", "Bearer ", "Basic k1", "k1", "Bearer k2", "Bearer k1x", "Bearer K1", "bearer k1"} {
+	cases := []struct {
+		headers []string // the Authorization headers, in order
+		tenant  string   // "" for unauthorized
+	}{
+		{nil, ""},
+		{[]string{""}, ""},
+		{[]string{"Bearer"}, ""},
+		{[]string{"Bearer "}, ""},
+		{[]string{"Basic k1"}, ""},
+		{[]string{"k1"}, ""},
+		{[]string{"Bearer k3"}, ""},
+		{[]string{"Bearer k1x"}, ""},
+		{[]string{"Bearer K1"}, ""},
+		{[]string{"Bearer k1"}, "acme"},
+		{[]string{"bearer k1"}, "acme"}, // the scheme is case-insensitive
+		{[]string{"Bearer k1", "Bearer k1"}, ""},
+		{[]string{"Bearer k1", "Bearer k2"}, ""},
+		{[]string{"Bearer k2", "Bearer k1"}, ""},
+		{[]string{"Bearer k1", ""}, ""},
+		{[]string{"Bearer k3", "Bearer k1"}, ""},
+	}
+	for _, tc := range cases {
 		r := httptest.NewRequest("GET", "/", nil)
-		if header != "" {
-			r.Header.Set("Authorization", header)
+		for _, h := range tc.headers {
+			r.Header.Add("Authorization", h)
 		}
 		tenant, err := a.Authenticate(r)
-		want := continuity.CodeUnauthorized
-		if header == "bearer k1" {
-			want = "" // the scheme is case-insensitive
+		want := continuity.Code("")
+		if tc.tenant == "" {
+			want = continuity.CodeUnauthorized
 		}
-		if continuity.ErrorCode(err) != want || (want != "" && tenant != "") {
-			t.Errorf("Authorization %q = %q %v, want %q", header, tenant, err, want)
+		if continuity.ErrorCode(err) != want || tenant != tc.tenant {
+			t.Errorf("Authorization %q = %q %v, want %q %q", tc.headers, tenant, err, tc.tenant, want)
+		}
+	}
+}
+
+// TestUnauthorizedAnswer: every 401 is the one answer, whatever was wrong
+// with the credentials (Authorization twice among them), and carries the
+// challenge WWW-Authenticate: Bearer; no other answer does.
+func TestUnauthorizedAnswer(t *testing.T) {
+	admins, err := ParseKeys(adminKeyA + "=" + tenantA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newServer(t, sqltest.SQLite, time.Now, Options{AdminAuthenticator: admins}, nil)
+	const ledger, erase = "/api/v1/ledger?limit=5", "/api/v1/admin/erase"
+	cases := []struct {
+		name, method, path string
+		keys               []string // one Authorization header each
+		status             int
+	}{
+		{"no key", "GET", ledger, nil, 401},
+		{"an unknown key", "GET", ledger, []string{"key-c-0123456789abcdef"}, 401},
+		{"another scheme", "GET", ledger, []string{"Basic " + keyA}, 401},
+		{"one key twice", "GET", ledger, []string{keyA, keyA}, 401},
+		{"two tenants' keys", "GET", ledger, []string{keyA, keyB}, 401},
+		{"a known key after an unknown one", "GET", ledger, []string{"key-c-0123456789abcdef", keyA}, 401},
+		{"no key on an admin route", "POST", erase, nil, 401},
+		{"an admin key twice", "POST", erase, []string{adminKeyA, adminKeyA}, 401},
+		{"a known key", "GET", ledger, []string{keyA}, 200},
+		{"a known key, a bad query", "GET", "/api/v1/ledger", []string{keyA}, 400},
+		{"a tenant's key on an admin route", "POST", erase, []string{keyA}, 403},
+		{"no key on an unknown route", "GET", "/api/v1/nothing-here", nil, 404},
+	}
+	var one string
+	for _, tc := range cases {
+		req, _ := http.NewRequest(tc.method, s.URL+prefix+tc.path, strings.NewReader("{}"))
+		for _, k := range tc.keys {
+			if !strings.Contains(k, " ") {
+				k = "Bearer " + k
+			}
+			req.Header.Add("Authorization", k)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		body := string(b)
+		if resp.StatusCode != tc.status {
+			t.Errorf("%s answered %d %s, want %d", tc.name, resp.StatusCode, body, tc.status)
+			continue
+		}
+		challenge := resp.Header.Values("WWW-Authenticate")
+		if tc.status != 401 {
+			if len(challenge) != 0 {
+				t.Errorf("%s answered %d with WWW-Authenticate %q, want none", tc.name, tc.status, challenge)
+			}
+			continue
+		}
+		if len(challenge) != 1 || challenge[0] != "Bearer" {
+			t.Errorf("%s answered WWW-Authenticate %q, want Bearer", tc.name, challenge)
+		}
+		if one == "" {
+			one = body
+		}
+		if body != one || !strings.Contains(body, errUnauthorized.Message) || strings.Contains(body, "tenant") {
+			t.Errorf("%s answered %s, want the one answer %s", tc.name, body, one)
 		}
 	}
 }

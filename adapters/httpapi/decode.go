@@ -16,8 +16,12 @@ import (
 )
 
 // decodeBody decodes body, one JSON object, strictly into into (a pointer
-// to a struct): a member into has not, a value of another JSON type, and
-// anything after the object are invalid.
+// to a struct): a member into has not, a member named otherwise than
+// exactly as its field (encoding/json alone would match without regard to
+// case), a member repeated in one object (which encoding/json alone would
+// take the last of), a value of another JSON type, and anything after the
+// object are invalid. The keys of a map member are its data, so they may
+// be any text, but not twice.
 //
 // encoding/json reads a string that is not UTF-8 (raw bytes, or an escaped
 // lone surrogate) as U+FFFD, which would turn the caller's bad input into
@@ -38,7 +42,7 @@ func decodeBody(body []byte, into any) error {
 	case trimmed[0] != '{':
 		return continuity.Invalid("body", "must be a JSON object")
 	}
-	texts, err := rawTexts(body)
+	texts, err := scanBody(body, reflect.TypeOf(into))
 	if err != nil {
 		return err
 	}
@@ -62,6 +66,9 @@ func decodeBody(body []byte, into any) error {
 // has no error type for it.
 const unknownField = `json: unknown field "`
 
+// notAField is the reason given for a member the request has not.
+const notAField = "is not a field of this request"
+
 // decodeError names what encoding/json refused, without echoing the value.
 func decodeError(err error) error {
 	var (
@@ -79,7 +86,7 @@ func decodeError(err error) error {
 		return continuity.Invalid(name, "must be a JSON "+jsonType(typ.Type))
 	case strings.HasPrefix(err.Error(), unknownField):
 		name := strings.TrimSuffix(strings.TrimPrefix(err.Error(), unknownField), `"`)
-		return continuity.Invalid(name, "is not a field of this request")
+		return continuity.Invalid(name, notAField)
 	}
 	// A member's own parser refused its text (a time, a UUID): its error
 	// may quote the value, so only the class is said.
@@ -120,24 +127,40 @@ type rawText struct {
 // surrogateEscape finds what may be a surrogate's escape.
 var surrogateEscape = regexp.MustCompile(`\\u[dD][89a-fA-F]`)
 
-// rawTexts returns the strings of body that are not UTF-8 as sent. Broken
-// JSON is left to the decoder to report.
+// scanBody walks the first JSON value of body, which decodes into a value
+// of type into, and returns its strings that are not UTF-8 as sent. It
+// checks each object's member names as encoding/json does not: a struct's
+// member must be named exactly as one of its fields, and no object may
+// name a member twice. Below a value that parses itself (a time, a UUID)
+// or of a type the decoder will refuse, names are not checked against
+// fields. Broken JSON is left to the decoder to report, whatever else the
+// walk found before it broke.
 //
-// Errors: invalid, when a member name is not UTF-8.
-func rawTexts(body []byte) ([]rawText, error) {
-	if utf8.Valid(body) && !surrogateEscape.Match(body) {
-		return nil, nil // the common case: nothing to find
-	}
+// Errors: invalid, naming the member that is not a field or is repeated,
+// or naming the object whose member name is not UTF-8.
+func scanBody(body []byte, into reflect.Type) ([]rawText, error) {
+	// The common case has no text that is not UTF-8 to find.
+	findText := !utf8.Valid(body) || surrogateEscape.Match(body)
 	type frame struct {
 		object  bool
 		wantKey bool
 		key     string
 		index   int
+		// typ is what the object or array decodes into (nil: not checked),
+		// next what its current member or element does.
+		typ, next reflect.Type
+		seen      map[string]bool // an object's member names so far
 	}
 	var (
-		stack []frame
-		out   []rawText
+		stack   []frame
+		out     []rawText
+		refused error // the first bad member name, answered once the value is whole
 	)
+	refuse := func(err error) {
+		if refused == nil {
+			refused = err
+		}
+	}
 	path := func() []string {
 		p := make([]string, 0, len(stack))
 		for _, f := range stack {
@@ -166,7 +189,7 @@ func rawTexts(body []byte) ([]rawText, error) {
 	for {
 		tok, err := dec.Token()
 		if err != nil {
-			return out, nil
+			return nil, nil // broken JSON: the decoder reports it
 		}
 		off := dec.InputOffset()
 		raw := bytes.TrimLeft(body[prev:off], " \t\r\n,:")
@@ -175,33 +198,106 @@ func rawTexts(body []byte) ([]rawText, error) {
 		case json.Delim:
 			if t == '{' || t == '[' {
 				begin()
-				stack = append(stack, frame{object: t == '{', wantKey: true, index: -1})
+				typ := into
+				if n := len(stack); n > 0 {
+					typ = stack[n-1].next
+				}
+				f := frame{object: t == '{', wantKey: true, index: -1, typ: checked(typ)}
+				if f.object {
+					f.seen = map[string]bool{}
+				} else {
+					f.next = elemOf(f.typ)
+				}
+				stack = append(stack, f)
 				continue
 			}
 			stack = stack[:len(stack)-1]
 			end()
 		case string:
 			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey {
-				if _, ok := unquoteRaw(raw); !ok {
-					name := strings.Join(path()[:n-1], ".")
-					if name == "" {
-						name = "body"
+				f := &stack[n-1]
+				if findText {
+					if _, ok := unquoteRaw(raw); !ok {
+						name := strings.Join(path()[:n-1], ".")
+						if name == "" {
+							name = "body"
+						}
+						refuse(continuity.Invalid(name, "must have member names of valid UTF-8"))
 					}
-					return nil, continuity.Invalid(name, "must have member names of valid UTF-8")
 				}
-				stack[n-1].key, stack[n-1].wantKey = t, false
+				if f.seen[t] {
+					refuse(continuity.Invalid(t, "must appear once"))
+				}
+				f.seen[t] = true
+				next, ok := memberOf(f.typ, t)
+				if !ok {
+					refuse(continuity.Invalid(t, notAField))
+				}
+				f.key, f.wantKey, f.next = t, false, next
 				continue
 			}
 			begin()
-			if text, ok := unquoteRaw(raw); !ok {
-				out = append(out, rawText{path: path(), text: text})
+			if findText {
+				if text, ok := unquoteRaw(raw); !ok {
+					out = append(out, rawText{path: path(), text: text})
+				}
 			}
 			end()
 		default:
 			begin()
 			end()
 		}
+		if len(stack) == 0 {
+			return out, refused // the first value is read whole
+		}
 	}
+}
+
+// checked returns t, pointers followed, when the members of a JSON object
+// or the elements of an array decoded into it are checked, or nil: a value
+// that parses itself (a time, a UUID) reads its JSON as it will, and one
+// that is not a struct, map, slice or array is refused by the decoder.
+func checked(t reflect.Type) reflect.Type {
+	if t == nil {
+		return nil
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	for _, u := range []reflect.Type{jsonUnmarshaler, textUnmarshaler} {
+		if t.Implements(u) || reflect.PointerTo(t).Implements(u) {
+			return nil
+		}
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map, reflect.Slice, reflect.Array:
+		return t
+	}
+	return nil
+}
+
+// memberOf returns the type the member called name of an object decoded
+// into t holds, and reports whether t may have it: a struct has exactly its
+// fields' names, a map any key, and an unchecked type (nil) anything.
+func memberOf(t reflect.Type, name string) (reflect.Type, bool) {
+	switch {
+	case t == nil:
+		return nil, true
+	case t.Kind() == reflect.Struct:
+		f, ok := fieldNamed(t, name)
+		return f.typ, ok
+	case t.Kind() == reflect.Map:
+		return t.Elem(), true
+	}
+	return nil, true // an array where an object is: the decoder refuses it
+}
+
+// elemOf returns the type of an element of an array decoded into t, or nil.
+func elemOf(t reflect.Type) reflect.Type {
+	if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+		return t.Elem()
+	}
+	return nil
 }
 
 // unquoteRaw decodes a JSON string token as sent: bytes that are not UTF-8

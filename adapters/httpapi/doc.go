@@ -6,12 +6,14 @@
 //
 // JSON is camelCase, the param and result types are continuity's own;
 // errors are {"error": {"code", "message", "fields"?}} with one code →
-// status table; bodies are decoded strictly (unknown members, other JSON
-// types, trailing data and bodies over MaxBodyBytes are refused) and text
-// that is not UTF-8 reaches the service as sent, so it is refused naming
-// its field. Requests are logged with their id, route, status and duration
-// only. openapi.json describes every route and is tested against the
-// handler in both directions.
+// status table; bodies are decoded strictly (unknown members, members
+// named in another case than their field's or repeated in one object,
+// other JSON types, trailing data and bodies over MaxBodyBytes are
+// refused) and text that is not UTF-8 reaches the service as sent, so it
+// is refused naming its field. A 401 carries WWW-Authenticate: Bearer.
+// Requests are logged with their id, route, status and duration only.
+// openapi.json describes every route and is tested against the handler in
+// both directions.
 //
 // Beside the API's routes, a tenant's data rights: GET /api/v1/export
 // streams the tenant's export (application/x-ndjson, continuity's export

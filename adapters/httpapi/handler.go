@@ -210,12 +210,16 @@ func decodeRequest(w http.ResponseWriter, r *http.Request, rt *route) (any, erro
 	return req, decodeBody(body, req)
 }
 
-// writeJSON answers status with v as JSON.
+// writeJSON answers status with v as JSON. A 401 carries the challenge
+// RFC 9110 (section 11.6.1) requires of it: the scheme the key is sent in.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		status = http.StatusInternalServerError
 		b, _ = json.Marshal(ErrorBody{Error: continuity.Errorf(continuity.CodeInternal, "internal error")})
+	}
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", "Bearer")
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")

@@ -49,10 +49,16 @@ func openAPI() object {
 		status int
 	}
 	var failures []failure
+	// A 401 carries its challenge (RFC 9110, section 11.6.1).
+	challenge := object{"WWW-Authenticate": object{"description": "the scheme the key is sent in",
+		"schema": object{"type": "string", "const": "Bearer"}}}
 	for c, s := range statuses {
 		failures = append(failures, failure{string(c), s})
 		shared[string(c)] = object{"description": http.StatusText(s) + " (" + string(c) + ")",
 			"content": object{"application/json": object{"schema": errorSchema}}}
+		if s == http.StatusUnauthorized {
+			shared[string(c)].(object)["headers"] = challenge
+		}
 	}
 	slices.SortFunc(failures, func(a, b failure) int { return a.status - b.status })
 	for i := range served {
@@ -108,6 +114,9 @@ func openAPI() object {
 				if partialSchema != nil {
 					r = object{"description": http.StatusText(f.status) + " (" + f.code + ")",
 						"content": object{"application/json": object{"schema": partialSchema}}}
+					if f.status == http.StatusUnauthorized {
+						r["headers"] = challenge
+					}
 				}
 				responses[strconv.Itoa(f.status)] = r
 			}
@@ -129,7 +138,8 @@ func openAPI() object {
 				"contract and one route per continuity.API method. Routes are relative to where the handler is mounted. " +
 				"Errors are {\"error\": {\"code\", \"message\", \"fields\"?}}; a failed episode call carries its result so far " +
 				"(the receipt id) beside the error. Bodies over " + strconv.Itoa(MaxBodyBytes) + " bytes are too_large; unknown " +
-				"members, other JSON types and text that is not UTF-8 are invalid, naming the field.",
+				"members (a member's name is its field's exactly, case included), a member repeated in one object, " +
+				"other JSON types and text that is not UTF-8 are invalid, naming the field.",
 		},
 		"security": []any{object{"apiKey": []any{}}},
 		"components": object{
@@ -460,6 +470,13 @@ func (d *description) check(t *testing.T, r *http.Request, body []byte, rec *htt
 		t.Errorf("%s answered %d, which is not described", pattern, rec.Code)
 		return ex
 	}
+	headers, _ := resp["headers"].(object)
+	for name, h := range headers {
+		schema, _ := h.(object)["schema"].(object)
+		if want, ok := schema["const"].(string); ok && rec.Header().Get(name) != want {
+			t.Errorf("%s answered %d with %s %q, want %q", pattern, rec.Code, name, rec.Header().Get(name), want)
+		}
+	}
 	content, _ := resp["content"].(object)
 	switch {
 	case content == nil:
@@ -554,4 +571,54 @@ func readAll(r *http.Request) ([]byte, error) {
 	r.Body.Close()
 	r.Body = io.NopCloser(bytes.NewReader(b))
 	return b, err
+}
+
+// TestOpenAPIRequiredParameters: a query parameter the description calls
+// optional may be left out. Each described GET operation is asked with none
+// of its query parameters; a parameter its invalid answer names must be
+// one the description requires.
+func TestOpenAPIRequiredParameters(t *testing.T) {
+	d := readDescription(t)
+	s := newServer(t, sqltest.SQLite, time.Now, Options{}, nil)
+	asked := 0
+	for p, item := range d.doc["paths"].(object) {
+		op, _ := item.(object)["get"].(object)
+		if op == nil {
+			continue
+		}
+		required := map[string]bool{}
+		query := 0
+		for _, param := range asList(op["parameters"]) {
+			param := param.(object)
+			if param["in"] == "query" {
+				query++
+				required[param["name"].(string)] = param["required"] == true
+			}
+		}
+		if query == 0 {
+			continue
+		}
+		asked++
+		req, _ := http.NewRequest("GET", s.URL+prefix+pathValue.ReplaceAllString(p, uuid.NewString()), nil)
+		req.Header.Set("Authorization", "Bearer "+keyA)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var eb ErrorBody
+		json.NewDecoder(resp.Body).Decode(&eb)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || eb.Error == nil {
+			continue
+		}
+		for name := range eb.Error.Fields {
+			if r, ok := required[name]; ok && !r {
+				t.Errorf("GET %s without its query answered 400 naming %s (%s), which the description calls optional",
+					p, name, eb.Error.Fields[name])
+			}
+		}
+	}
+	if asked == 0 {
+		t.Error("no described operation has query parameters")
+	}
 }

@@ -2,10 +2,12 @@ package httpapi
 
 import (
 	"encoding"
+	"encoding/json"
 	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/continuity"
@@ -62,10 +64,11 @@ type EventsQuery struct {
 }
 
 // LedgerQuery reads the ledger after a line (absent: from the start), at
-// most Limit lines (1 to continuity.MaxLedgerRead).
+// most Limit lines (1 to continuity.MaxLedgerRead). Limit has no default,
+// so it is required: no omitempty, and the description says so.
 type LedgerQuery struct {
 	After uuid.UUID `json:"after,omitzero"`
-	Limit int       `json:"limit,omitempty"`
+	Limit int       `json:"limit"`
 }
 
 // LedgerPage is lines of the ledger, oldest first.
@@ -80,11 +83,11 @@ type RecordList struct {
 
 // SessionLedgerQuery reads one session id's ledger lines after a line
 // (absent: from the start), at most Limit lines (1 to
-// continuity.MaxLedgerRead).
+// continuity.MaxLedgerRead), which is required, as LedgerQuery's is.
 type SessionLedgerQuery struct {
 	SessionID string    `json:"sessionId"`
 	After     uuid.UUID `json:"after,omitzero"`
-	Limit     int       `json:"limit,omitempty"`
+	Limit     int       `json:"limit"`
 }
 
 // SessionList is conversations with their lease state, newest first.
@@ -111,7 +114,21 @@ type field struct {
 
 // fieldsOf returns the JSON members of struct type t, the members of
 // embedded structs promoted in place, an outer name shadowing an inner one.
+// Every member name of every body is looked up in them, so each type's are
+// worked out once; callers must not change the slice.
 func fieldsOf(t reflect.Type) []field {
+	if fs, ok := fieldCache.Load(t); ok {
+		return fs.([]field)
+	}
+	fs, _ := fieldCache.LoadOrStore(t, walkFields(t))
+	return fs.([]field)
+}
+
+// fieldCache holds fieldsOf's answer per type.
+var fieldCache sync.Map // reflect.Type → []field
+
+// walkFields is fieldsOf, worked out.
+func walkFields(t reflect.Type) []field {
 	var out []field
 	seen := map[string]bool{}
 	var walk func(t reflect.Type, index []int)
@@ -146,17 +163,12 @@ func fieldsOf(t reflect.Type) []field {
 	return out
 }
 
-// fieldNamed returns t's member called name, matched as encoding/json
-// matches: exactly, else without regard to case.
+// fieldNamed returns t's member called exactly name. A body's member and a
+// query's parameter are matched exactly, never without regard to case as
+// encoding/json would: one name has one spelling on the wire.
 func fieldNamed(t reflect.Type, name string) (field, bool) {
-	fs := fieldsOf(t)
-	for _, f := range fs {
+	for _, f := range fieldsOf(t) {
 		if f.name == name {
-			return f, true
-		}
-	}
-	for _, f := range fs {
-		if strings.EqualFold(f.name, name) {
 			return f, true
 		}
 	}
@@ -166,6 +178,7 @@ func fieldNamed(t reflect.Type, name string) (field, bool) {
 var (
 	textMarshaler   = reflect.TypeFor[encoding.TextMarshaler]()
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 	uuidType        = reflect.TypeFor[uuid.UUID]()
 )
 
@@ -212,7 +225,7 @@ func decodeQuery(q url.Values, into any) error {
 	bad := map[string]string{}
 	for name, vals := range q {
 		f, ok := fieldNamed(rv.Type(), name)
-		if !ok || f.name != name {
+		if !ok {
 			bad[name] = "is not a parameter of this route"
 			continue
 		}
