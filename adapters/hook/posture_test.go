@@ -3,6 +3,7 @@ package hook_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"github.com/batonhq/baton/continuity"
 	"github.com/batonhq/baton/continuity/sqlstore"
 	"github.com/google/uuid"
+	"github.com/uptrace/bun/driver/sqliteshim"
 )
 
 // failingAPI answers every episode call as a store that cannot be written
@@ -317,6 +319,69 @@ func TestLocalFailuresKeepTheWork(t *testing.T) {
 			}
 			tc.check(t, v, got)
 		})
+	}
+}
+
+// TestLockedDatabase: a database another process holds the write lock of
+// keeps a hook no longer than its budget (the harness kills it at its own
+// timeout, later), and the one stderr line says the database was locked.
+func TestLockedDatabase(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, "baton.db")
+	st, err := sqlstore.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	db, err := sql.Open(sqliteshim.ShimName, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(context.Background(), "ROLLBACK")
+	for _, stdin := range []string{
+		`{"session_id":"s1","hook_event_name":"UserPromptSubmit","prompt":"the words"}`,
+		`{"session_id":"s1","hook_event_name":"SessionEnd","reason":"exit"}`,
+	} {
+		var out, errOut bytes.Buffer
+		inv := hook.Invocation{Harness: "claude-code", Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut, Dir: t.TempDir(), Home: home,
+			Timeout: 300 * time.Millisecond,
+			Open: func(ctx context.Context) (continuity.API, error) {
+				deadline, ok := ctx.Deadline()
+				if !ok {
+					t.Fatal("the open's context has no deadline")
+				}
+				st, err := sqlstore.Open(ctx, path, sqlstore.OneConnection(), sqlstore.BusyTimeout(time.Until(deadline)/3))
+				if err != nil {
+					return nil, err
+				}
+				t.Cleanup(func() { st.Close() })
+				return continuity.New(st).For("local"), nil
+			}}
+		done := make(chan struct{})
+		go func() { inv.Run(context.Background()); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Fatal("the hook did not return")
+		}
+		if out.Len() != 0 {
+			t.Errorf("stdout = %q, want nothing", out.String())
+		}
+		if lines := strings.Split(strings.TrimSuffix(errOut.String(), "\n"), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "the database is locked by another process") {
+			t.Errorf("stderr = %q, want one line saying the database is locked", errOut.String())
+		}
+		if strings.Contains(errOut.String(), "the words") {
+			t.Errorf("stderr carries the prompt: %q", errOut.String())
+		}
 	}
 }
 

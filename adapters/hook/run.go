@@ -44,6 +44,28 @@ type Invocation struct {
 	Open func(ctx context.Context) (continuity.API, error)
 	// Now is the clock a handover's age is read at; nil is time.Now.
 	Now func() time.Time
+	// Timeout bounds the event's work, the open included; 0 is three
+	// quarters of the timeout `baton install` gives the event's hook, so a
+	// locked database is reported before the harness kills the process.
+	// Open's context carries the deadline.
+	Timeout time.Duration
+}
+
+// timeout is the event's budget: Timeout, else three quarters of the
+// installed hook timeout of kind, else (no kind known) of the shortest.
+func (inv *Invocation) timeout(kind continuity.HookKind) time.Duration {
+	if inv.Timeout > 0 {
+		return inv.Timeout
+	}
+	ms, ok := table().HookTimeoutsMillis[kind]
+	if !ok {
+		for _, v := range table().HookTimeoutsMillis {
+			if !ok || v < ms {
+				ms, ok = v, true
+			}
+		}
+	}
+	return time.Duration(ms) * time.Millisecond * 3 / 4
 }
 
 // Run runs the hook. See Invocation.
@@ -81,6 +103,8 @@ func (inv *Invocation) Run(ctx context.Context) {
 		ev, _ = Normalize(h, inv.Event, nil, inv.Dir)
 		err = rerr
 	}
+	ctx, cancel := context.WithTimeout(ctx, inv.timeout(ev.Kind))
+	defer cancel()
 	what := h.Name
 	if ev.ProviderEvent != "" {
 		what += " " + ev.ProviderEvent

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/batonhq/baton/adapters/httpapi"
 	"github.com/batonhq/baton/continuity"
@@ -35,6 +36,10 @@ type Env struct {
 	HookRole string
 	// StopNudge is $BATON_STOP_NUDGE=1: the Stop hook's triage nudge.
 	StopNudge bool
+	// LockWait, when set, is how long a statement of the SQLite store Open
+	// opens waits for another process's lock (sqlstore.BusyTimeout): a
+	// hook sets it from its budget.
+	LockWait time.Duration
 	// JudgeURL, JudgeKey and JudgeModel are $BATON_JUDGE_URL, _KEY and
 	// _MODEL: the LLM judge's endpoint, API key and model (baton eval).
 	JudgeURL, JudgeKey, JudgeModel string
@@ -105,7 +110,11 @@ func (e *Env) Open(ctx context.Context, opts ...continuity.Option) (continuity.A
 	}
 	// Every command but serve is a short-lived process: one SQLite
 	// connection is enough, and opening one file is cheaper than two.
-	svc, done, err := e.openService(ctx, e.DSN, []sqlstore.Option{sqlstore.OneConnection()}, opts...)
+	storeOpts := []sqlstore.Option{sqlstore.OneConnection()}
+	if e.LockWait > 0 {
+		storeOpts = append(storeOpts, sqlstore.BusyTimeout(e.LockWait))
+	}
+	svc, done, err := e.openService(ctx, e.DSN, storeOpts, opts...)
 	if err != nil {
 		return nil, nil, err
 	}

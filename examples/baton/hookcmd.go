@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"time"
 
 	"github.com/alecthomas/kong"
 	"github.com/batonhq/baton/adapters/hook"
@@ -26,7 +27,13 @@ func (c *HookCmd) Run(ctx context.Context, env *Env, kctx *kong.Context) error {
 		Harness: c.Harness, Event: c.Event,
 		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
 		Dir: env.Dir, Home: env.Home, Role: env.HookRole, Nudge: env.StopNudge,
-		Open: func(context.Context) (continuity.API, error) {
+		Open: func(ctx context.Context) (continuity.API, error) {
+			// A statement waits for a locked database a third of what is
+			// left of the event's budget: the retries that follow still
+			// end within it, with the lock named on stderr.
+			if deadline, ok := ctx.Deadline(); ok {
+				env.LockWait = max(time.Until(deadline)/3, 10*time.Millisecond)
+			}
 			var api continuity.API
 			_, err := kctx.Call(func(a continuity.API) { api = a })
 			return api, err

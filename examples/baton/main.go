@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/alecthomas/kong"
 	"github.com/uptrace/bun/schema"
@@ -145,8 +146,8 @@ func execute(args []string, env *Env, opts ...kong.Option) (status int) {
 	ctx, err := parser.Parse(args)
 	if err != nil && isHook(args) {
 		// A hook never blocks the person's work, not even when its command
-		// line is wrong: one line, exit 0.
-		fmt.Fprintln(env.Stderr, "baton hook:", err)
+		// line is wrong: one line (a flag's name may hold a newline), exit 0.
+		fmt.Fprintln(env.Stderr, "baton hook:", strings.Join(strings.Fields(err.Error()), " "))
 		return exitOK
 	}
 	if err != nil {
