@@ -3,6 +3,7 @@ package continuity
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/batonhq/baton/continuity/brief"
@@ -35,7 +36,15 @@ type BriefingParams struct {
 	Scope   string `json:"scope,omitempty"`
 	// Budget is the rendered text's character budget; 0 means the policy's.
 	Budget int `json:"budget,omitempty"`
+	// Mode is the briefing's kind: BriefingFull, the full bounded live
+	// state (commitments, blockers, overdue, stale, recent decisions,
+	// preferences), the only one; "" means it.
+	Mode string `json:"mode,omitempty"`
 }
+
+// BriefingFull is the full bounded live-state briefing every SessionStart
+// startup delivers (the contract's mode=full).
+const BriefingFull = "full"
 
 // BriefingItem is one row of a briefing (brief renders it).
 type BriefingItem = brief.Item
@@ -89,6 +98,9 @@ func (s *Service) Briefing(ctx context.Context, tenant string, p BriefingParams)
 	p.Scope = trimField(f, "scope", p.Scope, 0, MaxFacetLen)
 	if p.Budget < 0 || p.Budget > MaxBriefingBudget {
 		f["budget"] = fmt.Sprintf("must be between 0 and %d", MaxBriefingBudget)
+	}
+	if p.Mode = strings.TrimSpace(p.Mode); p.Mode != "" {
+		oneOf(f, "mode", p.Mode, BriefingFull)
 	}
 	if err := fieldsErr(f); err != nil {
 		return Briefing{}, err

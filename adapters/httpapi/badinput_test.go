@@ -145,6 +145,7 @@ func TestBadInput(t *testing.T) {
 		{"wrong type: query boolean", "GET", "/api/v1/records?byProject=maybe", keyA, ``, 400, "invalid", "byProject", false},
 		{"wrong form: query UUID", "GET", "/api/v1/ledger?after=yesterday&limit=5", keyA, ``, 400, "invalid", "after", false},
 		{"a query parameter twice", "GET", "/api/v1/records?limit=1&limit=2", keyA, ``, 400, "invalid", "limit", false},
+		{"a briefing mode that is not full", "GET", "/api/v1/briefing?mode=brief", keyA, ``, 400, "invalid", "mode", false},
 		{"oversized body", "POST", "/api/v1/memories", keyA, big, 413, "too_large", "", false},
 		{"oversized episode body", "POST", "/api/v1/episodes/prompt", keyA, `{"provider":"claude-code","providerEvent":"UserPromptSubmit","agent":"claude-code","sessionId":"s1","prompt":"` + strings.Repeat("p", MaxBodyBytes) + `"}`, 413, "too_large", "", false},
 		{"invalid UTF-8 in memory content", "POST", "/api/v1/memories", keyA, "{\"kind\":\"note\",\"topic\":\"t\",\"content\":\"a\xffb\"}", 400, "invalid", "content", false},

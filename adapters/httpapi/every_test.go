@@ -70,7 +70,7 @@ func TestEveryRouteAnswers(t *testing.T) {
 	must("unresolve", err)
 	_, err = c.Archive(ctx, next.ID.String(), continuity.TransitionParams{})
 	must("archive", err)
-	_, err = c.Briefing(ctx, continuity.BriefingParams{Project: "baton"})
+	_, err = c.Briefing(ctx, continuity.BriefingParams{Project: "baton", Mode: continuity.BriefingFull})
 	must("briefing", err)
 	_, err = c.AppendReceipt(ctx, continuity.ReceiptParams{Provider: agent, ProviderEvent: "Notification"})
 	must("receipt", err)
