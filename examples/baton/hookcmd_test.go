@@ -67,6 +67,14 @@ func TestHookCommand(t *testing.T) {
 		}
 		oneLine(t, stderr)
 	})
+	t.Run("help goes to stderr", func(t *testing.T) {
+		empty := t.TempDir()
+		out, stderr, status := batonIn(t, cwd, []string{"BATON_HOME=" + empty}, "", "hook", "--harness", "gemini", "--help")
+		if status != exitOK || out != "" || !strings.Contains(stderr, "Usage: baton hook") {
+			t.Errorf("status %d, stdout %q, stderr %q: want the usage on stderr alone", status, out, stderr)
+		}
+	})
+
 	// Nothing below may touch a store: each runs in a home of its own that
 	// must stay empty.
 	for _, tc := range []struct {

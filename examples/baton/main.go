@@ -143,6 +143,11 @@ func execute(args []string, env *Env, opts ...kong.Option) (status int) {
 		fmt.Fprintln(env.Stderr, "baton:", err)
 		return exitFailure
 	}
+	if isHook(args) {
+		// A hook's stdout is its harness's: one envelope or nothing, even
+		// when a person asks the hook command for its help.
+		parser.Stdout = env.Stderr
+	}
 	ctx, err := parser.Parse(args)
 	if err != nil && isHook(args) {
 		// A hook never blocks the person's work, not even when its command
