@@ -277,14 +277,7 @@ func TestLocalFailuresKeepTheWork(t *testing.T) {
 			open := opener(t, home)
 			run := func(stdin string) string {
 				var out, errOut bytes.Buffer
-				inv := hook.Invocation{Harness: "claude-code", Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut, Dir: cwd, Home: home, Open: open}
-				done := make(chan struct{})
-				go func() { inv.Run(context.Background()); close(done) }()
-				select {
-				case <-done:
-				case <-time.After(time.Minute):
-					t.Fatal("the hook did not return")
-				}
+				runWithin(t, &hook.Invocation{Harness: "claude-code", Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut, Dir: cwd, Home: home, Open: open})
 				if out.Len() != 0 && !json.Valid(out.Bytes()) {
 					t.Errorf("stdout is not JSON: %q", out.String())
 				}
@@ -366,13 +359,7 @@ func TestLockedDatabase(t *testing.T) {
 				t.Cleanup(func() { st.Close() })
 				return continuity.New(st).For("local"), nil
 			}}
-		done := make(chan struct{})
-		go func() { inv.Run(context.Background()); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(time.Minute):
-			t.Fatal("the hook did not return")
-		}
+		runWithin(t, &inv)
 		if out.Len() != 0 {
 			t.Errorf("stdout = %q, want nothing", out.String())
 		}
@@ -382,6 +369,19 @@ func TestLockedDatabase(t *testing.T) {
 		if strings.Contains(errOut.String(), "the words") {
 			t.Errorf("stderr carries the prompt: %q", errOut.String())
 		}
+	}
+}
+
+// runWithin runs inv and fails the test when it does not return within a
+// minute: a hook that blocks (on a named pipe, a lock) never returns.
+func runWithin(t *testing.T, inv *hook.Invocation) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { inv.Run(context.Background()); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the hook did not return")
 	}
 }
 
