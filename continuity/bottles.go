@@ -8,7 +8,7 @@ import (
 
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/bottle/privacy"
-	"github.com/batonhq/baton/continuity/internal/runes"
+	"github.com/batonhq/baton/internal/runes"
 )
 
 // BottleStore binds the bottle package's storage interfaces (History,

@@ -11,8 +11,8 @@ import (
 	"github.com/batonhq/baton/continuity/brief"
 	"github.com/batonhq/baton/continuity/freshness"
 	"github.com/batonhq/baton/continuity/inject"
-	"github.com/batonhq/baton/continuity/internal/runes"
 	"github.com/batonhq/baton/continuity/workdir"
+	"github.com/batonhq/baton/internal/runes"
 	"github.com/google/uuid"
 )
 

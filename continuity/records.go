@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/batonhq/baton/bottle/privacy"
-	"github.com/batonhq/baton/continuity/internal/runes"
+	"github.com/batonhq/baton/internal/runes"
 	"github.com/google/uuid"
 )
 

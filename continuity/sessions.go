@@ -11,8 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/batonhq/baton/bottle/privacy"
-	"github.com/batonhq/baton/continuity/internal/runes"
 	"github.com/batonhq/baton/continuity/memrule"
+	"github.com/batonhq/baton/internal/runes"
 	"github.com/batonhq/baton/lease"
 	"github.com/batonhq/baton/triage"
 	"github.com/google/uuid"

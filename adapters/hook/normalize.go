@@ -11,6 +11,7 @@ import (
 
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/internal/runes"
 )
 
 // Event is one harness event normalized: the continuity.HookEvent that
@@ -234,14 +235,7 @@ func fitText(s string) string {
 // cut to continuity.MaxReasonLen characters. A label carries no work, so
 // a junk one must not cost the event its close or its seal.
 func fitLabel(s string) string {
-	s = strings.TrimSpace(fitText(s))
-	n := 0
-	for i := range s {
-		if n == continuity.MaxReasonLen {
-			return s[:i]
-		}
-		n++
-	}
+	s, _ = runes.Cut(strings.TrimSpace(fitText(s)), continuity.MaxReasonLen)
 	return s
 }
 

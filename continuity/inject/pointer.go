@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/batonhq/baton/bottle"
-	"github.com/batonhq/baton/continuity/internal/runes"
+	"github.com/batonhq/baton/internal/runes"
 )
 
 // MaxTaskLen bounds the current-task line of a pointer, in characters. The
