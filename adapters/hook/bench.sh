@@ -11,7 +11,9 @@
 # libraries baton must build on: kong, validator, bun), and generates the
 # bottle's ~50 MB marathon transcript, all in a temporary directory, then
 # runs two testing.B benchmarks over them, 100 runs each,
-# after a warm-up run that warms the page cache and creates the store:
+# after a warm-up run that warms the page cache and creates the store (in
+# BenchmarkHookEvents the store's ledger is then filled to its retention,
+# 5000 lines, as a store in use holds it):
 #   BenchmarkHookEvents        one Claude Code session per iteration (the
 #                              captured payloads of testdata/payloads):
 #                              start, prompt, stop, precompact, end, and

@@ -27,11 +27,18 @@ func (m migration) sql() (string, error) {
 	return string(b), err
 }
 
-// pgBlock is compiled on first use: a hook process whose schema is current
-// expands no migration.
-var pgBlock = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?s)-- postgres:begin\n(.*?)-- postgres:end\n?`)
-})
+// pgBlock and sqliteBlock are compiled on first use: a hook process whose
+// schema is current expands no migration. A block between
+// "-- postgres:begin" and "-- postgres:end" is for Postgres only; one
+// between "-- sqlite:begin" and "-- sqlite:end" for SQLite only.
+var (
+	pgBlock     = sync.OnceValue(func() *regexp.Regexp { return dialectBlock("postgres") })
+	sqliteBlock = sync.OnceValue(func() *regexp.Regexp { return dialectBlock("sqlite") })
+)
+
+func dialectBlock(name string) *regexp.Regexp {
+	return regexp.MustCompile(`(?s)-- ` + name + `:begin\n(.*?)-- ` + name + `:end\n?`)
+}
 
 // expand renders a migration for one dialect.
 func expand(src string, postgres bool) string {
@@ -43,8 +50,10 @@ func expand(src string, postgres bool) string {
 			"{{uuid}}": "UUID", "{{time}}": "TIMESTAMPTZ", "{{json}}": "JSONB", "{{bool}}": "BOOLEAN",
 		}
 		src = pgBlock().ReplaceAllString(src, "$1")
+		src = sqliteBlock().ReplaceAllString(src, "")
 	} else {
 		src = pgBlock().ReplaceAllString(src, "")
+		src = sqliteBlock().ReplaceAllString(src, "$1")
 	}
 	for k, v := range repl {
 		src = strings.ReplaceAll(src, k, v)

@@ -192,13 +192,18 @@ func (t *tx) AppendLedger(ctx context.Context, keep int, entries ...continuity.L
 		_, err := t.db.ExecContext(ctx, "SELECT baton_trim_ledger(?)", keep)
 		return translate(err)
 	}
-	_, err := t.db.NewDelete().TableExpr("ledger").
-		Where("user_id = ?", t.tenant).
-		Where("id < (?)", t.db.NewSelect().TableExpr("ledger").Column("id").
-			Where("user_id = ?", t.tenant).OrderExpr("id DESC").Limit(1).Offset(int64(keep-1))).
-		Exec(ctx)
+	// Migration 014's triggers keep the tenant's count of lines: the
+	// oldest lines past keep go, read from the oldest end of the index,
+	// and an append within the bound reads no line.
+	_, err := t.db.ExecContext(ctx, trimLedgerSQLite, t.tenant, t.tenant, t.tenant, keep)
 	return translate(err)
 }
+
+// trimLedgerSQLite deletes the tenant's oldest ledger lines past the bound
+// (its arguments: the tenant three times, then keep).
+const trimLedgerSQLite = `DELETE FROM ledger WHERE user_id = ? AND id IN (
+	SELECT id FROM ledger WHERE user_id = ? ORDER BY id
+	LIMIT max(0, coalesce((SELECT lines FROM ledger_sizes WHERE tenant = ?), 0) - ?))`
 
 func (t *tx) Ledger(ctx context.Context, after uuid.UUID, limit int) ([]continuity.LedgerEntry, error) {
 	return t.ledger(ctx, "", after, limit)

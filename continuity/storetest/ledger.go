@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/batonhq/baton/continuity"
 	"github.com/google/uuid"
@@ -158,6 +160,80 @@ func testLedger(t *testing.T, h Harness) {
 		}
 		if continuity.DefaultLedgerRetention != 5000 {
 			t.Fatalf("default retention = %d", continuity.DefaultLedgerRetention)
+		}
+	})
+
+	// The bound holds exactly through every way the ledger changes: an
+	// append of several lines at once, past the bound or within it, a
+	// prune of old lines (the bound then counts the lines left, so the
+	// next append within it deletes none), an erase, and appends after
+	// it. Tenant B's lines, appended between, are never counted in A's.
+	t.Run("RetentionHoldsThroughPrunesAndErasure", func(t *testing.T) {
+		t.Parallel()
+		const keep = 5
+		f := newFixture(t, h, continuity.WithLedgerRetention(keep))
+		base := f.clock.Now()
+		at := func(n int) time.Time { return base.Add(time.Duration(n) * time.Minute) }
+		next := 0
+		appendN := func(k int) func() {
+			lines := make([]continuity.LedgerEntry, k)
+			for i := range lines {
+				lines[i] = continuity.LedgerEntry{ID: newID(), Event: "test.n", At: at(next), Fields: map[string]string{"n": strconv.Itoa(next)}}
+				next++
+			}
+			return func() {
+				inWrite(t, f, tenantA, func(ctx context.Context, tx continuity.Tx) error { return tx.AppendLedger(ctx, keep, lines...) })
+			}
+		}
+		pruneBefore := func(n int) func() {
+			return func() {
+				inWrite(t, f, tenantA, func(ctx context.Context, tx continuity.Tx) error {
+					_, err := tx.PruneLedger(ctx, at(n), 0)
+					return err
+				})
+			}
+		}
+		erase := func() {
+			for {
+				n, err := f.store.EraseBatch(ctx, tenantA, 3)
+				if err != nil {
+					t.Fatalf("erase: %v", err)
+				}
+				if n == 0 {
+					return
+				}
+			}
+		}
+		steps := []struct {
+			name string
+			do   func()
+			want string // tenant A's lines' n, oldest first
+		}{
+			{"three at once, within the bound", appendN(3), "0 1 2"},
+			{"four at once, past it", appendN(4), "2 3 4 5 6"},
+			{"a prune of the two oldest", pruneBefore(4), "4 5 6"},
+			{"one within the bound the prune left", appendN(1), "4 5 6 7"},
+			{"two past it", appendN(2), "5 6 7 8 9"},
+			{"eight at once, more than the bound", appendN(8), "13 14 15 16 17"},
+			{"an erase", erase, ""},
+			{"one after the erase", appendN(1), "18"},
+			{"five more", appendN(5), "19 20 21 22 23"},
+		}
+		for _, st := range steps {
+			st.do()
+			inWrite(t, f, tenantB, func(ctx context.Context, tx continuity.Tx) error {
+				return tx.AppendLedger(ctx, keep, continuity.LedgerEntry{ID: newID(), Event: "test.b", At: at(next)})
+			})
+			var got []string
+			for _, e := range ledgerOf(t, f, tenantA) {
+				got = append(got, e.Fields["n"])
+			}
+			if strings.Join(got, " ") != st.want {
+				t.Fatalf("after %s: tenant A keeps %q, want %q", st.name, strings.Join(got, " "), st.want)
+			}
+		}
+		if b := ledgerOf(t, f, tenantB); len(b) != keep {
+			t.Fatalf("tenant B keeps %d lines, want %d", len(b), keep)
 		}
 	})
 
