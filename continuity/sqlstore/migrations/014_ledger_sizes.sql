@@ -2,8 +2,8 @@
 --
 -- Every append trims the tenant's ledger to its newest lines. The trim
 -- found its cut by reading the tenant's index from the newest line back to
--- the keep-th (5000 by default): every hook process read that index from
--- disk, about 50 pages, to learn that nothing or one line was to go. The
+-- the keep-th (5000 by default): every hook process read that index's
+-- pages from disk to learn that nothing or one line was to go. The
 -- count is now kept beside the ledger by triggers, in the transaction of
 -- the insert or delete that changes it, so the trim deletes the oldest
 -- lines past the bound, if any, reading only those. A tenant's count row
