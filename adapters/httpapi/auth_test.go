@@ -3,7 +3,6 @@ package httpapi
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -151,18 +150,13 @@ func TestUnauthorizedAnswer(t *testing.T) {
 			}
 			req.Header.Add("Authorization", k)
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		body := string(b)
-		if resp.StatusCode != tc.status {
-			t.Errorf("%s answered %d %s, want %d", tc.name, resp.StatusCode, body, tc.status)
+		a := do(t, req)
+		body := string(a.body)
+		if a.status != tc.status {
+			t.Errorf("%s answered %d %s, want %d", tc.name, a.status, body, tc.status)
 			continue
 		}
-		challenge := resp.Header.Values("WWW-Authenticate")
+		challenge := a.header.Values("WWW-Authenticate")
 		if tc.status != 401 {
 			if len(challenge) != 0 {
 				t.Errorf("%s answered %d with WWW-Authenticate %q, want none", tc.name, tc.status, challenge)
@@ -206,15 +200,10 @@ func TestHandlerAuthentication(t *testing.T) {
 	for user, want := range map[string]int{"alice": 200, "mallory": 403, "eve": 401, "bob": 401} {
 		req, _ := http.NewRequest("GET", s.URL+prefix+"/api/v1/ledger?limit=5", nil)
 		req.Header.Set("X-User", user)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		body := string(b)
-		if resp.StatusCode != want {
-			t.Errorf("%s answered %d %s, want %d", user, resp.StatusCode, body, want)
+		a := do(t, req)
+		body := string(a.body)
+		if a.status != want {
+			t.Errorf("%s answered %d %s, want %d", user, a.status, body, want)
 		}
 		if want == 401 && !strings.Contains(body, errUnauthorized.Message) {
 			t.Errorf("%s answered %s, want the one unauthorized message", user, body)
@@ -229,13 +218,8 @@ func TestHandlerAuthentication(t *testing.T) {
 	for path, want := range map[string]int{"/healthz": 200, "/api/v1/ledger?limit=5": 401} {
 		req, _ := http.NewRequest("GET", closed.URL+path, nil)
 		req.Header.Set("Authorization", "Bearer "+keyA)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != want {
-			t.Errorf("without an authenticator %s answered %d, want %d", path, resp.StatusCode, want)
+		if a := do(t, req); a.status != want {
+			t.Errorf("without an authenticator %s answered %d, want %d", path, a.status, want)
 		}
 	}
 }

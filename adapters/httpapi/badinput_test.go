@@ -17,6 +17,7 @@ import (
 // answer is one raw exchange with a test server.
 type answer struct {
 	status int
+	header http.Header
 	body   []byte
 	err    *continuity.Error
 	// receiptID is a failed episode call's receipt, when it carried one.
@@ -33,12 +34,18 @@ func (s *server) send(t *testing.T, method, path, key, body string) answer {
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
+	return do(t, req)
+}
+
+// do makes one prepared request and reads its answer whole.
+func do(t *testing.T, req *http.Request) answer {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	a := answer{status: resp.StatusCode}
+	a := answer{status: resp.StatusCode, header: resp.Header}
 	a.body, _ = io.ReadAll(resp.Body)
 	var eb struct {
 		Error     *continuity.Error `json:"error"`
