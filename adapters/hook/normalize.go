@@ -217,9 +217,6 @@ func (p payload) number(keys []string) (float64, error) {
 	return n, nil
 }
 
-// stripTags removes the leading blocks <tag>…</tag> of the given tags
-// that a harness prefixed to a prompt, and the blank space after them. A
-// block that is never closed is left in place.
 // fitText makes a conversation's text (a prompt, the last assistant
 // message) storable: each NUL and each byte of invalid UTF-8 becomes
 // U+FFFD, as encoding/json already does with invalid UTF-8 in the payload.
@@ -239,6 +236,9 @@ func fitLabel(s string) string {
 	return s
 }
 
+// stripTags removes the leading blocks <tag>…</tag> of the given tags
+// that a harness prefixed to a prompt, and the blank space after them. A
+// block that is never closed is left in place.
 func stripTags(s string, tags []string) string {
 	for {
 		rest := strings.TrimLeft(s, " \t\r\n")
