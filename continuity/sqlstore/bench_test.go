@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/batonhq/baton/continuity"
 	"github.com/batonhq/baton/continuity/sqlstore"
+	"github.com/batonhq/baton/continuity/sqlstore/sqltest"
 	"github.com/uptrace/bun/driver/sqliteshim"
 )
 
@@ -75,6 +77,67 @@ func BenchmarkSQLiteRememberIdless(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := svc.Remember(ctx, "bench", continuity.RememberParams{Kind: continuity.KindDecision, Topic: "t", Content: "Use bun.", Project: "p", Actor: continuity.ActorUserAPI}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchLedger opens a Postgres store (BATON_TEST_POSTGRES_DSN) whose
+// tenant "bench" holds continuity.DefaultLedgerRetention ledger lines, as a
+// tenant's ledger in use does, and a plain handle on its schema.
+func benchLedger(b *testing.B) (*sqlstore.Store, *sql.DB) {
+	base := sqltest.PostgresBase(b)
+	st, dsn := sqltest.PostgresStore(b, base)
+	err := st.Write(context.Background(), "bench", func(ctx context.Context, tx continuity.Tx) error {
+		return tx.AppendLedger(ctx, continuity.DefaultLedgerRetention, ledgerLines(continuity.DefaultLedgerRetention, time.Now())...)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	db := sqltest.PostgresDB(b, dsn)
+	if _, err := db.Exec(`ANALYZE ledger`); err != nil {
+		b.Fatal(err)
+	}
+	return st, db
+}
+
+// BenchmarkPostgresBaselineLedgerInsert is the floor of a ledger append on
+// Postgres: a transaction that sets the tenant and inserts one line, no
+// trim, beside the same full ledger.
+func BenchmarkPostgresBaselineLedgerInsert(b *testing.B) {
+	_, db := benchLedger(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		l := ledgerLines(1, time.Now())[0]
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := tx.ExecContext(ctx, `SELECT set_config('baton.tenant', 'bench', true)`); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO ledger (id, user_id, event, at, session, fields) VALUES ($1, 'bench', $2, $3, '', '{}')`, l.ID, l.Event, l.At); err != nil {
+			b.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPostgresLedgerAppend is one line appended through the store at
+// the tenant's bound: the insert and the trim that deletes the oldest line,
+// in one transaction.
+func BenchmarkPostgresLedgerAppend(b *testing.B) {
+	st, _ := benchLedger(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		err := st.Write(ctx, "bench", func(ctx context.Context, tx continuity.Tx) error {
+			return tx.AppendLedger(ctx, continuity.DefaultLedgerRetention, ledgerLines(1, time.Now())...)
+		})
+		if err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -9,15 +9,74 @@ import (
 
 	"github.com/batonhq/baton/continuity"
 	"github.com/batonhq/baton/continuity/sqlstore"
+	"github.com/batonhq/baton/continuity/sqlstore/sqltest"
 	"github.com/google/uuid"
 	"github.com/uptrace/bun/driver/sqliteshim"
 )
 
-// ledgerSizes reads migration 014's counts and the ledger's own, by tenant.
-func ledgerSizes(t *testing.T, db *sql.DB) (kept, counted map[string]int) {
+// sizesBackend is one database's ledger counts: migration 014's on SQLite
+// (a row per tenant), 015's on Postgres (a row per tenant plus the changes
+// not yet folded into it).
+type sizesBackend struct {
+	name string
+	dsn  string
+	raw  *sql.DB // outside the store, seeing every tenant's rows
+	// kept reads each tenant's counted lines; traces counts the rows of the
+	// bookkeeping that name a tenant.
+	kept, traces string
+	// unmigrate returns the schema to before the counts' migration.
+	unmigrate []string
+}
+
+func sqliteSizes(t *testing.T) sizesBackend {
+	path := t.TempDir() + "/baton.db"
+	raw, err := sql.Open(sqliteshim.ShimName, path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	return sizesBackend{name: "sqlite", dsn: path, raw: raw,
+		kept:   `SELECT tenant, lines FROM ledger_sizes`,
+		traces: `SELECT count(*) FROM ledger_sizes WHERE tenant = ?`,
+		unmigrate: []string{`DROP TRIGGER ledger_sizes_insert`, `DROP TRIGGER ledger_sizes_delete`, `DROP TRIGGER ledger_sizes_update`,
+			`DROP TABLE ledger_sizes`, `DELETE FROM baton_schema_migrations WHERE version = 14`}}
+}
+
+// postgresSizes runs the store as an owner bound by row-level security
+// (the migration's count must still see every tenant) and reads the
+// counts as the superuser of the test database.
+func postgresSizes(t *testing.T) sizesBackend {
+	base := sqltest.PostgresBase(t)
+	dsn := ownerSchema(t, base)
+	st, err := sqlstore.Open(context.Background(), dsn) // creates the schema's tables
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	var schema string
+	if err := sqltest.PostgresDB(t, dsn).QueryRow(`SELECT current_schema()`).Scan(&schema); err != nil {
+		t.Fatal(err)
+	}
+	return sizesBackend{name: "postgres", dsn: dsn, raw: sqltest.PostgresDB(t, sqltest.WithSearchPath(t, base, schema)),
+		kept:   postgresKept,
+		traces: `SELECT (SELECT count(*) FROM ledger_sizes WHERE tenant = $1) + (SELECT count(*) FROM ledger_size_changes WHERE tenant = $1)`,
+		unmigrate: []string{`DROP TRIGGER ledger_sizes_insert ON ledger`, `DROP TRIGGER ledger_sizes_delete ON ledger`,
+			`DROP TRIGGER ledger_sizes_update ON ledger`, `DROP TRIGGER ledger_sizes_truncate ON ledger`,
+			`DROP FUNCTION baton_ledger_lines_added(), baton_ledger_lines_removed(), baton_ledger_lines_moved(), baton_ledger_truncated()`,
+			`DROP TABLE ledger_sizes, ledger_size_changes`, `DELETE FROM baton_schema_migrations WHERE version = 15`}}
+}
+
+// postgresKept reads migration 015's counts: a tenant's folded count plus
+// its changes not yet folded.
+const postgresKept = `SELECT tenant, sum(lines) FROM (SELECT tenant, lines FROM ledger_sizes UNION ALL SELECT tenant, lines FROM ledger_size_changes) c
+	GROUP BY tenant HAVING sum(lines) <> 0`
+
+// sizes reads the counts the bookkeeping keeps and the ledger's own, by
+// tenant.
+func (b sizesBackend) sizes(t *testing.T) (kept, counted map[string]int) {
 	t.Helper()
 	read := func(q string) map[string]int {
-		rows, err := db.Query(q)
+		rows, err := b.raw.Query(q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,90 +95,111 @@ func ledgerSizes(t *testing.T, db *sql.DB) (kept, counted map[string]int) {
 		}
 		return out
 	}
-	return read(`SELECT tenant, lines FROM ledger_sizes`), read(`SELECT user_id, count(*) FROM ledger GROUP BY user_id`)
+	return read(b.kept), read(`SELECT user_id, count(*) FROM ledger GROUP BY user_id`)
 }
 
-// TestSQLiteLedgerSizes: on SQLite the trim reads the tenant's count of
-// ledger lines that migration 014's triggers keep. The count equals the
-// ledger's own after every way the ledger changes, a tenant's count row
-// goes with its last line (an erase leaves no trace of the tenant), and
-// the migration counts the lines a store already holds.
-func TestSQLiteLedgerSizes(t *testing.T) {
+func ledgerLines(k int, at time.Time) []continuity.LedgerEntry {
+	es := make([]continuity.LedgerEntry, k)
+	for i := range es {
+		es[i] = continuity.LedgerEntry{ID: uuid.Must(uuid.NewV7()), Event: "test.n", At: at}
+	}
+	return es
+}
+
+// TestLedgerSizes: the trim reads each tenant's count of ledger lines,
+// which migration 014's triggers keep on SQLite and 015's on Postgres. The
+// count equals the ledger's own after every way the ledger changes, an
+// erase leaves no row naming the tenant, and the migration counts the
+// lines a store already holds.
+func TestLedgerSizes(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { testLedgerSizes(t, sqliteSizes(t)) })
+	t.Run("postgres", func(t *testing.T) { testLedgerSizes(t, postgresSizes(t)) })
+}
+
+func testLedgerSizes(t *testing.T, b sizesBackend) {
 	ctx := context.Background()
-	path := t.TempDir() + "/baton.db"
-	st, err := sqlstore.Open(ctx, path)
+	st, err := sqlstore.Open(ctx, b.dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := sql.Open(sqliteshim.ShimName, path+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
+	defer func() { st.Close() }()
 	now := time.Now().UTC()
-	lines := func(k int, at time.Time) []continuity.LedgerEntry {
-		es := make([]continuity.LedgerEntry, k)
-		for i := range es {
-			es[i] = continuity.LedgerEntry{ID: uuid.Must(uuid.NewV7()), Event: "test.n", At: at}
-		}
-		return es
-	}
 	write := func(tenant string, fn func(ctx context.Context, tx continuity.Tx) error) func() error {
 		return func() error { return st.Write(ctx, tenant, fn) }
 	}
 	appendTo := func(tenant string, keep, k int, at time.Time) func() error {
-		return write(tenant, func(ctx context.Context, tx continuity.Tx) error { return tx.AppendLedger(ctx, keep, lines(k, at)...) })
+		return write(tenant, func(ctx context.Context, tx continuity.Tx) error {
+			return tx.AppendLedger(ctx, keep, ledgerLines(k, at)...)
+		})
+	}
+	raw := func(q string) func() error {
+		return func() error { _, err := b.raw.Exec(q); return err }
 	}
 	steps := []struct {
-		name string
-		do   func() error
-		want map[string]int
+		name     string
+		postgres bool // a step of Postgres alone
+		do       func() error
+		want     map[string]int
 	}{
-		{"appends without a bound", appendTo("a", 0, 7, now.Add(-time.Hour)), map[string]int{"a": 7}},
-		{"another tenant's", appendTo("b", 0, 2, now), map[string]int{"a": 7, "b": 2}},
-		{"an append past a bound of 4", appendTo("a", 4, 1, now), map[string]int{"a": 4, "b": 2}},
-		{"a prune of the old lines", write("a", func(ctx context.Context, tx continuity.Tx) error {
+		{"appends without a bound", false, appendTo("a", 0, 7, now.Add(-time.Hour)), map[string]int{"a": 7}},
+		{"another tenant's", false, appendTo("b", 0, 2, now), map[string]int{"a": 7, "b": 2}},
+		{"an append past a bound of 4", false, appendTo("a", 4, 1, now), map[string]int{"a": 4, "b": 2}},
+		{"an append within it", false, appendTo("a", 5, 1, now), map[string]int{"a": 5, "b": 2}},
+		{"a prune of the old lines", false, write("a", func(ctx context.Context, tx continuity.Tx) error {
 			_, err := tx.PruneLedger(ctx, now.Add(-time.Minute), 0)
 			return err
-		}), map[string]int{"a": 1, "b": 2}},
-		{"an erase of a", func() error {
-			_, err := st.EraseBatch(ctx, "a", 100)
-			return err
+		}), map[string]int{"a": 2, "b": 2}},
+		{"an erase of a", false, func() error {
+			for {
+				n, err := st.EraseBatch(ctx, "a", 1)
+				if err != nil || n == 0 {
+					return err
+				}
+			}
 		}, map[string]int{"b": 2}},
-		{"a tenant moved (no path does; the count follows)", func() error {
-			_, err := raw.Exec(`UPDATE ledger SET user_id = 'c' WHERE user_id = 'b'`)
-			return err
-		}, map[string]int{"c": 2}},
+		{"a tenant moved (no path does; the count follows)", false, raw(`UPDATE ledger SET user_id = 'c' WHERE user_id = 'b'`), map[string]int{"c": 2}},
+		{"lines again", false, appendTo("a", 3, 2, now), map[string]int{"a": 2, "c": 2}},
+		{"every line deleted at once", false, raw(`DELETE FROM ledger`), map[string]int{}},
+		{"lines after that", false, appendTo("a", 3, 4, now), map[string]int{"a": 3}},
+		{"a truncate", true, raw(`TRUNCATE ledger`), map[string]int{}},
+		{"lines after the truncate", true, appendTo("a", 3, 1, now), map[string]int{"a": 1}},
 	}
 	for _, s := range steps {
+		if s.postgres && b.name != "postgres" {
+			continue
+		}
 		if err := s.do(); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
-		kept, counted := ledgerSizes(t, raw)
+		kept, counted := b.sizes(t)
 		if !maps.Equal(kept, s.want) || !maps.Equal(counted, s.want) {
 			t.Fatalf("after %s: counts %v, ledger %v; want %v", s.name, kept, counted, s.want)
 		}
+		if s.name == "an erase of a" {
+			var n int
+			if err := b.raw.QueryRow(b.traces, "a").Scan(&n); err != nil || n != 0 {
+				t.Fatalf("after the erase %d rows of the counts name the tenant (%v), want none", n, err)
+			}
+		}
 	}
 
-	// A store from before migration 014, holding lines: the migration
-	// counts them.
-	if err := appendTo("a", 0, 3, now)(); err != nil {
+	// A store from before the migration, holding lines of two tenants:
+	// the migration counts them.
+	if err := appendTo("c", 0, 3, now)(); err != nil {
 		t.Fatal(err)
 	}
+	kept, _ := b.sizes(t)
 	st.Close()
-	for _, q := range []string{`DROP TRIGGER ledger_sizes_insert`, `DROP TRIGGER ledger_sizes_delete`, `DROP TRIGGER ledger_sizes_update`,
-		`DROP TABLE ledger_sizes`, `DELETE FROM baton_schema_migrations WHERE version = 14`} {
-		if _, err := raw.Exec(q); err != nil {
+	for _, q := range b.unmigrate {
+		if err := raw(q)(); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	st, err = sqlstore.Open(ctx, path)
-	if err != nil {
+	if st, err = sqlstore.Open(ctx, b.dsn); err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	kept, counted := ledgerSizes(t, raw)
-	if want := map[string]int{"a": 3, "c": 2}; !maps.Equal(kept, want) || !maps.Equal(counted, want) {
-		t.Fatalf("after the migration: counts %v, ledger %v; want %v", kept, counted, want)
+	again, counted := b.sizes(t)
+	if want := map[string]int{"a": kept["a"], "c": 3}; !maps.Equal(again, want) || !maps.Equal(counted, want) {
+		t.Fatalf("after the migration: counts %v, ledger %v; want %v", again, counted, want)
 	}
 }

@@ -188,7 +188,8 @@ func (t *tx) AppendLedger(ctx context.Context, keep int, entries ...continuity.L
 	// Bounded retention: drop every line older than the keep-th newest.
 	if t.s.postgres {
 		// The runtime role may not DELETE; migration 002's function prunes
-		// under its own grant, bounded to this transaction's tenant.
+		// under its own grant, bounded to this transaction's tenant, from
+		// the count migration 015 keeps.
 		_, err := t.db.ExecContext(ctx, "SELECT baton_trim_ledger(?)", keep)
 		return translate(err)
 	}

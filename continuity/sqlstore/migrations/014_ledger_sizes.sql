@@ -7,9 +7,9 @@
 -- count is now kept beside the ledger by triggers, in the transaction of
 -- the insert or delete that changes it, so the trim deletes the oldest
 -- lines past the bound, if any, reading only those. A tenant's count row
--- goes when its last line does (an erase leaves none behind). Postgres
--- keeps 002's trim (migration 011): a count row would serialize every
--- append of a tenant on its lock.
+-- goes when its last line does (an erase leaves none behind). On Postgres
+-- a count row would serialize every append of a tenant on its lock:
+-- migration 015 counts there another way.
 -- sqlite:begin
 CREATE TABLE ledger_sizes (
     tenant TEXT PRIMARY KEY,

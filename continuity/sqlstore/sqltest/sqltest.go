@@ -53,7 +53,7 @@ func Postgres(t *testing.T) storetest.Harness {
 
 // PostgresBase returns BATON_TEST_POSTGRES_DSN, skipping t when it is unset
 // and failing it when the database is unusable.
-func PostgresBase(t *testing.T) string {
+func PostgresBase(t testing.TB) string {
 	base := os.Getenv(EnvPostgres)
 	if base == "" {
 		t.Skip(EnvPostgres + " is not set")
@@ -68,7 +68,7 @@ func PostgresBase(t *testing.T) string {
 
 // PostgresStore opens a store in a fresh schema of base, dropped when the
 // test ends, and returns it with its DSN.
-func PostgresStore(t *testing.T, base string) (*sqlstore.Store, string) {
+func PostgresStore(t testing.TB, base string) (*sqlstore.Store, string) {
 	schema := "bt_" + RandomHex(6)
 	if err := sqlstore.CreateSchema(context.Background(), base, schema); err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func PostgresStore(t *testing.T, base string) (*sqlstore.Store, string) {
 // PostgresDB opens a plain database/sql handle on dsn (the "pgx" driver),
 // closed when the test ends: for what a test reads or does beside the
 // store (statistics, grants, roles).
-func PostgresDB(t *testing.T, dsn string) *sql.DB {
+func PostgresDB(t testing.TB, dsn string) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
@@ -101,7 +101,7 @@ func PostgresDB(t *testing.T, dsn string) *sql.DB {
 }
 
 // WithSearchPath returns dsn with its search_path set to schema.
-func WithSearchPath(t *testing.T, dsn, schema string) string {
+func WithSearchPath(t testing.TB, dsn, schema string) string {
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)
