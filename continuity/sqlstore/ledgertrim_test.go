@@ -7,6 +7,7 @@ import (
 
 	"github.com/batonhq/baton/continuity"
 	"github.com/batonhq/baton/continuity/sqlstore/sqltest"
+	"github.com/google/uuid"
 )
 
 // TestPostgresLedgerTrimReadsWhatGoes: at a tenant's bound, an append's
@@ -73,10 +74,6 @@ func TestPostgresLedgerTrimsInterleaved(t *testing.T) {
 	st, dsn := sqltest.PostgresStore(t, base)
 	ctx := context.Background()
 	const keep = 3
-	var schema string
-	if err := sqltest.PostgresDB(t, dsn).QueryRow(`SELECT current_schema()`).Scan(&schema); err != nil {
-		t.Fatal(err)
-	}
 	b := sizesBackend{raw: sqltest.PostgresDB(t, dsn), kept: postgresKept}
 	order := []string{}
 	appendOne := func(tag string) func(ctx context.Context, tx continuity.Tx) error {
@@ -140,7 +137,7 @@ func TestPostgresLedgerTrimsInterleaved(t *testing.T) {
 	}
 	agree("the next append", keep)
 	svc := continuity.New(st)
-	es, err := svc.Ledger(ctx, "tenant-a", [16]byte{}, 10)
+	es, err := svc.Ledger(ctx, "tenant-a", uuid.Nil, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
