@@ -22,8 +22,9 @@ type sizesBackend struct {
 	dsn  string
 	raw  *sql.DB // outside the store, seeing every tenant's rows
 	// kept reads each tenant's counted lines; traces counts the rows of the
-	// bookkeeping that name a tenant.
-	kept, traces string
+	// bookkeeping that name a tenant, pending those of its changes not yet
+	// folded into its count.
+	kept, traces, pending string
 	// unmigrate returns the schema to before the counts' migration.
 	unmigrate []string
 }
@@ -36,8 +37,9 @@ func sqliteSizes(t *testing.T) sizesBackend {
 	}
 	t.Cleanup(func() { raw.Close() })
 	return sizesBackend{name: "sqlite", dsn: path, raw: raw,
-		kept:   `SELECT tenant, lines FROM ledger_sizes`,
-		traces: `SELECT count(*) FROM ledger_sizes WHERE tenant = ?`,
+		kept:    `SELECT tenant, lines FROM ledger_sizes`,
+		traces:  `SELECT count(*) FROM ledger_sizes WHERE tenant = ?`,
+		pending: `SELECT 0 WHERE ? IS NOT NULL`,
 		unmigrate: []string{`DROP TRIGGER ledger_sizes_insert`, `DROP TRIGGER ledger_sizes_delete`, `DROP TRIGGER ledger_sizes_update`,
 			`DROP TABLE ledger_sizes`, `DELETE FROM baton_schema_migrations WHERE version = 14`}}
 }
@@ -58,8 +60,9 @@ func postgresSizes(t *testing.T) sizesBackend {
 		t.Fatal(err)
 	}
 	return sizesBackend{name: "postgres", dsn: dsn, raw: sqltest.PostgresDB(t, sqltest.WithSearchPath(t, base, schema)),
-		kept:   postgresKept,
-		traces: `SELECT (SELECT count(*) FROM ledger_sizes WHERE tenant = $1) + (SELECT count(*) FROM ledger_size_changes WHERE tenant = $1)`,
+		kept:    postgresKept,
+		traces:  `SELECT (SELECT count(*) FROM ledger_sizes WHERE tenant = $1) + (SELECT count(*) FROM ledger_size_changes WHERE tenant = $1)`,
+		pending: `SELECT count(*) FROM ledger_size_changes WHERE tenant = $1`,
 		unmigrate: []string{`DROP TRIGGER ledger_sizes_insert ON ledger`, `DROP TRIGGER ledger_sizes_delete ON ledger`,
 			`DROP TRIGGER ledger_sizes_update ON ledger`, `DROP TRIGGER ledger_sizes_truncate ON ledger`,
 			`DROP FUNCTION baton_ledger_lines_added(), baton_ledger_lines_removed(), baton_ledger_lines_moved(), baton_ledger_truncated()`,
@@ -201,5 +204,20 @@ func testLedgerSizes(t *testing.T, b sizesBackend) {
 	again, counted := b.sizes(t)
 	if want := map[string]int{"a": kept["a"], "c": 3}; !maps.Equal(again, want) || !maps.Equal(counted, want) {
 		t.Fatalf("after the migration: counts %v, ledger %v; want %v", again, counted, want)
+	}
+
+	// Appends without a bound fold their changes too: the bookkeeping of a
+	// ledger that keeps every line does not grow with it.
+	for range 10 {
+		if err := appendTo("d", 0, 1, now)(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var pending int
+	if err := b.raw.QueryRow(b.pending, "d").Scan(&pending); err != nil || pending > 1 {
+		t.Fatalf("after ten unbounded appends, %d changes of the tenant are not folded (%v), want at most 1", pending, err)
+	}
+	if kept, counted := b.sizes(t); kept["d"] != 10 || counted["d"] != 10 {
+		t.Fatalf("after ten unbounded appends: counted %d, ledger %d; want 10", kept["d"], counted["d"])
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"math"
 	"time"
 
 	"github.com/batonhq/baton/continuity"
@@ -182,16 +183,21 @@ func (t *tx) AppendLedger(ctx context.Context, keep int, entries ...continuity.L
 	if _, err := t.db.NewInsert().Model(&ms).Exec(ctx); err != nil {
 		return translate(err)
 	}
-	if keep <= 0 {
-		return nil
-	}
 	// Bounded retention: drop every line older than the keep-th newest.
 	if t.s.postgres {
 		// The runtime role may not DELETE; migration 002's function prunes
 		// under its own grant, bounded to this transaction's tenant, from
-		// the count migration 015 keeps.
+		// the count migration 015 keeps. Unbounded, the trim still runs,
+		// with a bound no ledger reaches: it folds the tenant's changes, so
+		// they do not pile up beside a ledger that keeps every line.
+		if keep <= 0 {
+			keep = math.MaxInt32
+		}
 		_, err := t.db.ExecContext(ctx, "SELECT baton_trim_ledger(?)", keep)
 		return translate(err)
+	}
+	if keep <= 0 {
+		return nil
 	}
 	// Migration 014's triggers keep the tenant's count of lines: the
 	// oldest lines past keep go, read from the oldest end of the index,
