@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"maps"
+	"sync"
 	"testing"
 	"time"
 
@@ -219,5 +220,29 @@ func testLedgerSizes(t *testing.T, b sizesBackend) {
 	}
 	if kept, counted := b.sizes(t); kept["d"] != 10 || counted["d"] != 10 {
 		t.Fatalf("after ten unbounded appends: counted %d, ledger %d; want 10", kept["d"], counted["d"])
+	}
+
+	// 32 callers append past a bound of 5 at once (their trims skip one
+	// another's on Postgres, and queue on SQLite's writer): the count
+	// still agrees with the ledger, and the next append trims to the bound.
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() {
+			for range 4 {
+				if err := appendTo("e", 5, 1, now)(); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if kept, counted := b.sizes(t); kept["e"] != counted["e"] {
+		t.Fatalf("after 32 concurrent callers: counted %d, ledger %d", kept["e"], counted["e"])
+	}
+	if err := appendTo("e", 5, 1, now)(); err != nil {
+		t.Fatal(err)
+	}
+	if kept, counted := b.sizes(t); kept["e"] != 5 || counted["e"] != 5 {
+		t.Fatalf("after the next append: counted %d, ledger %d; want 5", kept["e"], counted["e"])
 	}
 }
