@@ -24,8 +24,19 @@ type answer struct {
 	receiptID uuid.UUID
 }
 
-// send makes one raw request of the server, as any HTTP client could.
+// send makes one raw request of the server, as any HTTP client could, a
+// POST's body sent as application/json.
 func (s *server) send(t *testing.T, method, path, key, body string) answer {
+	t.Helper()
+	ctype := ""
+	if method == http.MethodPost {
+		ctype = "application/json"
+	}
+	return s.sendAs(t, method, path, key, ctype, body)
+}
+
+// sendAs is send with the body's Content-Type; "" sends none.
+func (s *server) sendAs(t *testing.T, method, path, key, ctype, body string) answer {
 	t.Helper()
 	req, err := http.NewRequest(method, s.URL+prefix+path, strings.NewReader(body))
 	if err != nil {
@@ -33,6 +44,9 @@ func (s *server) send(t *testing.T, method, path, key, body string) answer {
 	}
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
 	}
 	return do(t, req)
 }
@@ -124,73 +138,88 @@ func TestBadInput(t *testing.T) {
 		code                          continuity.Code
 		field                         string // the field named, for invalid
 		receipt                       bool   // an episode route: the receipt and its failure are recorded
+		ctype                         string // a POST body's Content-Type when not application/json; "-" sends none
 	}{
-		{"malformed JSON", "POST", "/api/v1/agent-sessions/heartbeat", keyA, `{"agent":"claude-code",`, 400, "invalid", "body", false},
-		{"not an object", "POST", "/api/v1/agent-sessions/heartbeat", keyA, `["claude-code","s1"]`, 400, "invalid", "body", false},
-		{"no body", "POST", "/api/v1/agent-sessions/close", keyA, ``, 400, "invalid", "body", false},
-		{"null", "POST", "/api/v1/agent-sessions/close", keyA, `null`, 400, "invalid", "body", false},
-		{"trailing object", "POST", "/api/v1/agent-sessions/close", keyA, `{"agent":"claude-code","sessionId":"s1"} {}`, 400, "invalid", "body", false},
-		{"trailing garbage", "POST", "/api/v1/agent-sessions/close", keyA, `{"agent":"claude-code","sessionId":"s1"}x`, 400, "invalid", "body", false},
-		{"unknown field: a tenant in the body", "POST", "/api/v1/agent-sessions/close", keyA, `{"agent":"claude-code","sessionId":"s1","tenant":"tenant-b"}`, 400, "invalid", "tenant", false},
-		{"unknown nested field", "POST", "/api/v1/episodes/end", keyA, `{"provider":"claude-code","providerEvent":"SessionEnd","agent":"claude-code","sessionId":"s1","episode":{"colour":"red"}}`, 400, "invalid", "colour", false},
-		{"unknown field: the actor", "POST", "/api/v1/memories", keyA, `{"kind":"note","topic":"t","content":"c","actor":"worker"}`, 400, "invalid", "actor", false},
-		{"unknown field: a run id on import", "POST", "/api/v1/memories/import", keyA, `{"kind":"note","topic":"t","content":"c","sessionRunId":"` + runID + `"}`, 400, "invalid", "sessionRunId", false},
-		{"a member named in another case", "POST", "/api/v1/memories", keyA, `{"KIND":"note","topic":"t","content":"c"}`, 400, "invalid", "KIND", false},
-		{"a member twice, once in another case", "POST", "/api/v1/memories", keyA, `{"kind":"note","topic":"t","content":"first","Content":"second"}`, 400, "invalid", "Content", false},
-		{"a member twice: a startup that is a resume", "POST", "/api/v1/agent-sessions/open", keyA, `{"agent":"claude-code","sessionId":"s1","source":"startup","source":"resume","project":"baton"}`, 400, "invalid", "source", false},
-		{"a nested member in another case", "POST", "/api/v1/episodes/end", keyA, `{"provider":"claude-code","providerEvent":"SessionEnd","agent":"claude-code","sessionId":"s1","episode":{"Objective":"o"}}`, 400, "invalid", "Objective", false},
-		{"a member in another case in an array's object", "POST", "/api/v1/agent-sessions/open", keyA, `{"agent":"claude-code","sessionId":"s1","source":"startup","project":"baton","briefedMemories":[{"id":"` + memID + `","Topic":"ship","status":"open"}]}`, 400, "invalid", "Topic", false},
-		{"a member twice in an array's object", "POST", "/api/v1/agent-sessions/open", keyA, `{"agent":"claude-code","sessionId":"s1","source":"startup","project":"baton","briefedMemories":[{"id":"` + memID + `","topic":"ship","topic":"other","status":"open"}]}`, 400, "invalid", "topic", false},
-		{"a query parameter in another case", "GET", "/api/v1/records?Limit=5", keyA, ``, 400, "invalid", "Limit", false},
-		{"unknown query parameter: a tenant", "GET", "/api/v1/agent-sessions?agent=claude-code&sessionId=s1&tenant=tenant-b", keyA, ``, 400, "invalid", "tenant", false},
-		{"wrong type: a number for text", "POST", "/api/v1/agent-sessions/close", keyA, `{"agent":5,"sessionId":"s1"}`, 400, "invalid", "agent", false},
-		{"wrong type: text for a boolean", "POST", "/api/v1/agent-sessions/heartbeat", keyA, `{"agent":"claude-code","sessionId":"s1","stop":"yes"}`, 400, "invalid", "stop", false},
-		{"wrong type: nested", "POST", "/api/v1/episodes/precompact", keyA, `{"provider":"claude-code","providerEvent":"PreCompact","agent":"claude-code","sessionId":"s1","sealed":{"gap":"two"}}`, 400, "invalid", "sealed.gap", false},
-		{"wrong type: a fraction for an integer", "POST", "/api/v1/episodes/end", keyA, `{"provider":"claude-code","providerEvent":"SessionEnd","agent":"claude-code","sessionId":"s1","budgetMs":1.5}`, 400, "invalid", "budgetMs", false},
-		{"wrong form: a due date", "POST", "/api/v1/memories", keyA, `{"kind":"commitment","topic":"t","content":"c","due":"tomorrow"}`, 400, "invalid", "body", false},
-		{"wrong type: query integer", "GET", "/api/v1/records?limit=ten", keyA, ``, 400, "invalid", "limit", false},
-		{"wrong type: query boolean", "GET", "/api/v1/records?byProject=maybe", keyA, ``, 400, "invalid", "byProject", false},
-		{"wrong form: query UUID", "GET", "/api/v1/ledger?after=yesterday&limit=5", keyA, ``, 400, "invalid", "after", false},
-		{"a query parameter twice", "GET", "/api/v1/records?limit=1&limit=2", keyA, ``, 400, "invalid", "limit", false},
-		{"a briefing mode that is not full", "GET", "/api/v1/briefing?mode=brief", keyA, ``, 400, "invalid", "mode", false},
-		{"oversized body", "POST", "/api/v1/memories", keyA, big, 413, "too_large", "", false},
-		{"oversized episode body", "POST", "/api/v1/episodes/prompt", keyA, `{"provider":"claude-code","providerEvent":"UserPromptSubmit","agent":"claude-code","sessionId":"s1","prompt":"` + strings.Repeat("p", MaxBodyBytes) + `"}`, 413, "too_large", "", false},
-		{"invalid UTF-8 in memory content", "POST", "/api/v1/memories", keyA, "{\"kind\":\"note\",\"topic\":\"t\",\"content\":\"a\xffb\"}", 400, "invalid", "content", false},
-		{"invalid UTF-8: a lone surrogate", "POST", "/api/v1/memories", keyA, `{"kind":"note","topic":"t\ud800","content":"c"}`, 400, "invalid", "topic", false},
-		{"invalid UTF-8 in a prompt", "POST", "/api/v1/episodes/prompt", keyA, "{\"provider\":\"claude-code\",\"providerEvent\":\"UserPromptSubmit\",\"agent\":\"claude-code\",\"sessionId\":\"s1\",\"prompt\":\"fix \xc3(\"}", 400, "invalid", "prompt", true},
-		{"invalid UTF-8 nested", "POST", "/api/v1/episodes/end", keyA, "{\"provider\":\"claude-code\",\"providerEvent\":\"SessionEnd\",\"agent\":\"claude-code\",\"sessionId\":\"s1\",\"episode\":{\"objective\":\"\xed\xa0\x80\"}}", 400, "invalid", "episode.objective", true},
-		{"invalid UTF-8 in a member name", "POST", "/api/v1/agent-sessions/close", keyA, "{\"agent\xff\":\"claude-code\"}", 400, "invalid", "body", false},
-		{"invalid UTF-8 in a map", "POST", "/api/v1/agent-sessions/open", keyA, "{\"agent\":\"claude-code\",\"sessionId\":\"s9\",\"source\":\"startup\",\"selector\":{\"kind\":\"\xfe\"}}", 400, "invalid", "selector", false},
-		{"invalid UTF-8 in the query", "GET", "/api/v1/agent-sessions?agent=claude-code&sessionId=s%FF1", keyA, ``, 400, "invalid", "sessionId", false},
-		{"invalid UTF-8 in a path value", "GET", "/api/v1/memories/%FF", keyA, ``, 400, "invalid", "id", false},
-		{"NUL in a memory", "POST", "/api/v1/memories", keyA, `{"kind":"note","topic":"t","content":"a\u0000b"}`, 400, "invalid", "content", false},
-		{"NUL in a Stop message", "POST", "/api/v1/episodes/stop", keyA, `{"provider":"claude-code","providerEvent":"Stop","agent":"claude-code","sessionId":"s1","lastMessage":"done\u0000"}`, 400, "invalid", "lastMessage", true},
-		{"NUL in the query", "GET", "/api/v1/agent-sessions?agent=claude-code&sessionId=s1%00", keyA, ``, 400, "invalid", "sessionId", false},
-		{"a raw NUL byte", "POST", "/api/v1/agent-sessions/close", keyA, "{\"agent\":\"claude-code\",\"sessionId\":\"s1\x00\"}", 400, "invalid", "body", false},
-		{"another tenant's run id on a write", "POST", "/api/v1/memories", keyB, `{"kind":"note","topic":"t","content":"c","sessionRunId":"` + runID + `"}`, 403, "forbidden", "", false},
-		{"another tenant's run events", "GET", "/api/v1/agent-sessions/" + runID + "/events", keyB, ``, 404, "not_found", "", false},
-		{"another tenant's memory", "GET", "/api/v1/memories/" + memID, keyB, ``, 404, "not_found", "", false},
-		{"another tenant's memory resolved", "POST", "/api/v1/memories/" + memID + "/resolve", keyB, `{}`, 404, "not_found", "", false},
-		{"another tenant's natural key: heartbeat", "POST", "/api/v1/agent-sessions/heartbeat", keyB, `{"agent":"claude-code","sessionId":"s1","stop":true}`, 404, "not_found", "", false},
-		{"another tenant's natural key: close", "POST", "/api/v1/agent-sessions/close", keyB, `{"agent":"claude-code","sessionId":"s1"}`, 404, "not_found", "", false},
-		{"another tenant's natural key: triage", "POST", "/api/v1/agent-sessions/triage/begin", keyB, `{"agent":"claude-code","sessionId":"s1"}`, 404, "not_found", "", false},
-		{"another tenant's natural key: session", "GET", "/api/v1/agent-sessions?agent=claude-code&sessionId=s1", keyB, ``, 404, "not_found", "", false},
-		{"another tenant's natural key: claim", "POST", "/api/v1/bottles/claim", keyB, `{"agent":"claude-code","sessionId":"s1"}`, 200, "", "", false},
-		{"another tenant's attempt replayed", "POST", "/api/v1/agent-sessions/triage/complete", keyB, complete, 404, "not_found", "", false},
-		{"a replayed attempt id", "POST", "/api/v1/agent-sessions/triage/complete", keyA, complete, 409, "conflict", "", false},
-		{"a startup retried", "POST", "/api/v1/agent-sessions/open", keyA, startup, 200, "", "", false},
-		{"a startup with changed parameters", "POST", "/api/v1/agent-sessions/open", keyA, strings.Replace(startup, `"baton"`, `"other"`, 1), 409, "conflict", "", false},
-		{"an episode startup with changed parameters", "POST", "/api/v1/episodes/start", keyA, `{"provider":"claude-code","providerEvent":"SessionStart","agent":"claude-code","sessionId":"s1","source":"startup","project":"other"}`, 409, "conflict", "", true},
-		{"no key", "GET", "/api/v1/agent-sessions?agent=claude-code&sessionId=s1", "", ``, 401, "unauthorized", "", false},
-		{"a wrong key", "GET", "/api/v1/agent-sessions?agent=claude-code&sessionId=s1", "key-c-0123456789abcdef", ``, 401, "unauthorized", "", false},
-		{"a wrong key on a write", "POST", "/api/v1/agent-sessions/close", keyA + "x", `{"agent":"claude-code","sessionId":"s1"}`, 401, "unauthorized", "", false},
-		{"no route", "GET", "/api/v1/sessions", keyA, ``, 404, "not_found", "", false},
-		{"a route's other method", "GET", "/api/v1/agent-sessions/close", keyA, ``, 404, "not_found", "", false},
+		{"malformed JSON", "POST", "/api/v1/agent-sessions/heartbeat", keyA, `{"agent":"claude-code",`, 400, "invalid", "body", false, ""},
+		{"not an object", "POST", "/api/v1/agent-sessions/heartbeat", keyA, `["claude-code","s1"]`, 400, "invalid", "body", false, ""},
+		{"no body", "POST", "/api/v1/agent-sessions/close", keyA, ``, 400, "invalid", "body", false, ""},
+		{"null", "POST", "/api/v1/agent-sessions/close", keyA, `null`, 400, "invalid", "body", false, ""},
+		{"trailing object", "POST", "/api/v1/agent-sessions/close", keyA, `{"agent":"claude-code","sessionId":"s1"} {}`, 400, "invalid", "body", false, ""},
+		{"trailing garbage", "POST", "/api/v1/agent-sessions/close", keyA, `{"agent":"claude-code","sessionId":"s1"}x`, 400, "invalid", "body", false, ""},
+		{"unknown field: a tenant in the body", "POST", "/api/v1/agent-sessions/close", keyA, `{"agent":"claude-code","sessionId":"s1","tenant":"tenant-b"}`, 400, "invalid", "tenant", false, ""},
+		{"unknown nested field", "POST", "/api/v1/episodes/end", keyA, `{"provider":"claude-code","providerEvent":"SessionEnd","agent":"claude-code","sessionId":"s1","episode":{"colour":"red"}}`, 400, "invalid", "colour", false, ""},
+		{"unknown field: the actor", "POST", "/api/v1/memories", keyA, `{"kind":"note","topic":"t","content":"c","actor":"worker"}`, 400, "invalid", "actor", false, ""},
+		{"unknown field: a run id on import", "POST", "/api/v1/memories/import", keyA, `{"kind":"note","topic":"t","content":"c","sessionRunId":"` + runID + `"}`, 400, "invalid", "sessionRunId", false, ""},
+		{"a member named in another case", "POST", "/api/v1/memories", keyA, `{"KIND":"note","topic":"t","content":"c"}`, 400, "invalid", "KIND", false, ""},
+		{"a member twice, once in another case", "POST", "/api/v1/memories", keyA, `{"kind":"note","topic":"t","content":"first","Content":"second"}`, 400, "invalid", "Content", false, ""},
+		{"a member twice: a startup that is a resume", "POST", "/api/v1/agent-sessions/open", keyA, `{"agent":"claude-code","sessionId":"s1","source":"startup","source":"resume","project":"baton"}`, 400, "invalid", "source", false, ""},
+		{"a nested member in another case", "POST", "/api/v1/episodes/end", keyA, `{"provider":"claude-code","providerEvent":"SessionEnd","agent":"claude-code","sessionId":"s1","episode":{"Objective":"o"}}`, 400, "invalid", "Objective", false, ""},
+		{"a member in another case in an array's object", "POST", "/api/v1/agent-sessions/open", keyA, `{"agent":"claude-code","sessionId":"s1","source":"startup","project":"baton","briefedMemories":[{"id":"` + memID + `","Topic":"ship","status":"open"}]}`, 400, "invalid", "Topic", false, ""},
+		{"a member twice in an array's object", "POST", "/api/v1/agent-sessions/open", keyA, `{"agent":"claude-code","sessionId":"s1","source":"startup","project":"baton","briefedMemories":[{"id":"` + memID + `","topic":"ship","topic":"other","status":"open"}]}`, 400, "invalid", "topic", false, ""},
+		{"a query parameter in another case", "GET", "/api/v1/records?Limit=5", keyA, ``, 400, "invalid", "Limit", false, ""},
+		{"unknown query parameter: a tenant", "GET", "/api/v1/agent-sessions?agent=claude-code&sessionId=s1&tenant=tenant-b", keyA, ``, 400, "invalid", "tenant", false, ""},
+		{"wrong type: a number for text", "POST", "/api/v1/agent-sessions/close", keyA, `{"agent":5,"sessionId":"s1"}`, 400, "invalid", "agent", false, ""},
+		{"wrong type: text for a boolean", "POST", "/api/v1/agent-sessions/heartbeat", keyA, `{"agent":"claude-code","sessionId":"s1","stop":"yes"}`, 400, "invalid", "stop", false, ""},
+		{"wrong type: nested", "POST", "/api/v1/episodes/precompact", keyA, `{"provider":"claude-code","providerEvent":"PreCompact","agent":"claude-code","sessionId":"s1","sealed":{"gap":"two"}}`, 400, "invalid", "sealed.gap", false, ""},
+		{"wrong type: a fraction for an integer", "POST", "/api/v1/episodes/end", keyA, `{"provider":"claude-code","providerEvent":"SessionEnd","agent":"claude-code","sessionId":"s1","budgetMs":1.5}`, 400, "invalid", "budgetMs", false, ""},
+		{"wrong form: a due date", "POST", "/api/v1/memories", keyA, `{"kind":"commitment","topic":"t","content":"c","due":"tomorrow"}`, 400, "invalid", "body", false, ""},
+		{"wrong type: query integer", "GET", "/api/v1/records?limit=ten", keyA, ``, 400, "invalid", "limit", false, ""},
+		{"wrong type: query boolean", "GET", "/api/v1/records?byProject=maybe", keyA, ``, 400, "invalid", "byProject", false, ""},
+		{"wrong form: query UUID", "GET", "/api/v1/ledger?after=yesterday&limit=5", keyA, ``, 400, "invalid", "after", false, ""},
+		{"a query parameter twice", "GET", "/api/v1/records?limit=1&limit=2", keyA, ``, 400, "invalid", "limit", false, ""},
+		{"a briefing mode that is not full", "GET", "/api/v1/briefing?mode=brief", keyA, ``, 400, "invalid", "mode", false, ""},
+		{"oversized body", "POST", "/api/v1/memories", keyA, big, 413, "too_large", "", false, ""},
+		{"oversized episode body", "POST", "/api/v1/episodes/prompt", keyA, `{"provider":"claude-code","providerEvent":"UserPromptSubmit","agent":"claude-code","sessionId":"s1","prompt":"` + strings.Repeat("p", MaxBodyBytes) + `"}`, 413, "too_large", "", false, ""},
+		{"invalid UTF-8 in memory content", "POST", "/api/v1/memories", keyA, "{\"kind\":\"note\",\"topic\":\"t\",\"content\":\"a\xffb\"}", 400, "invalid", "content", false, ""},
+		{"invalid UTF-8: a lone surrogate", "POST", "/api/v1/memories", keyA, `{"kind":"note","topic":"t\ud800","content":"c"}`, 400, "invalid", "topic", false, ""},
+		{"invalid UTF-8 in a prompt", "POST", "/api/v1/episodes/prompt", keyA, "{\"provider\":\"claude-code\",\"providerEvent\":\"UserPromptSubmit\",\"agent\":\"claude-code\",\"sessionId\":\"s1\",\"prompt\":\"fix \xc3(\"}", 400, "invalid", "prompt", true, ""},
+		{"invalid UTF-8 nested", "POST", "/api/v1/episodes/end", keyA, "{\"provider\":\"claude-code\",\"providerEvent\":\"SessionEnd\",\"agent\":\"claude-code\",\"sessionId\":\"s1\",\"episode\":{\"objective\":\"\xed\xa0\x80\"}}", 400, "invalid", "episode.objective", true, ""},
+		{"invalid UTF-8 in a member name", "POST", "/api/v1/agent-sessions/close", keyA, "{\"agent\xff\":\"claude-code\"}", 400, "invalid", "body", false, ""},
+		{"invalid UTF-8 in a map", "POST", "/api/v1/agent-sessions/open", keyA, "{\"agent\":\"claude-code\",\"sessionId\":\"s9\",\"source\":\"startup\",\"selector\":{\"kind\":\"\xfe\"}}", 400, "invalid", "selector", false, ""},
+		{"invalid UTF-8 in the query", "GET", "/api/v1/agent-sessions?agent=claude-code&sessionId=s%FF1", keyA, ``, 400, "invalid", "sessionId", false, ""},
+		{"invalid UTF-8 in a path value", "GET", "/api/v1/memories/%FF", keyA, ``, 400, "invalid", "id", false, ""},
+		{"NUL in a memory", "POST", "/api/v1/memories", keyA, `{"kind":"note","topic":"t","content":"a\u0000b"}`, 400, "invalid", "content", false, ""},
+		{"NUL in a Stop message", "POST", "/api/v1/episodes/stop", keyA, `{"provider":"claude-code","providerEvent":"Stop","agent":"claude-code","sessionId":"s1","lastMessage":"done\u0000"}`, 400, "invalid", "lastMessage", true, ""},
+		{"NUL in the query", "GET", "/api/v1/agent-sessions?agent=claude-code&sessionId=s1%00", keyA, ``, 400, "invalid", "sessionId", false, ""},
+		{"a raw NUL byte", "POST", "/api/v1/agent-sessions/close", keyA, "{\"agent\":\"claude-code\",\"sessionId\":\"s1\x00\"}", 400, "invalid", "body", false, ""},
+		{"another tenant's run id on a write", "POST", "/api/v1/memories", keyB, `{"kind":"note","topic":"t","content":"c","sessionRunId":"` + runID + `"}`, 403, "forbidden", "", false, ""},
+		{"another tenant's run events", "GET", "/api/v1/agent-sessions/" + runID + "/events", keyB, ``, 404, "not_found", "", false, ""},
+		{"another tenant's memory", "GET", "/api/v1/memories/" + memID, keyB, ``, 404, "not_found", "", false, ""},
+		{"another tenant's memory resolved", "POST", "/api/v1/memories/" + memID + "/resolve", keyB, `{}`, 404, "not_found", "", false, ""},
+		{"another tenant's natural key: heartbeat", "POST", "/api/v1/agent-sessions/heartbeat", keyB, `{"agent":"claude-code","sessionId":"s1","stop":true}`, 404, "not_found", "", false, ""},
+		{"another tenant's natural key: close", "POST", "/api/v1/agent-sessions/close", keyB, `{"agent":"claude-code","sessionId":"s1"}`, 404, "not_found", "", false, ""},
+		{"another tenant's natural key: triage", "POST", "/api/v1/agent-sessions/triage/begin", keyB, `{"agent":"claude-code","sessionId":"s1"}`, 404, "not_found", "", false, ""},
+		{"another tenant's natural key: session", "GET", "/api/v1/agent-sessions?agent=claude-code&sessionId=s1", keyB, ``, 404, "not_found", "", false, ""},
+		{"another tenant's natural key: claim", "POST", "/api/v1/bottles/claim", keyB, `{"agent":"claude-code","sessionId":"s1"}`, 200, "", "", false, ""},
+		{"another tenant's attempt replayed", "POST", "/api/v1/agent-sessions/triage/complete", keyB, complete, 404, "not_found", "", false, ""},
+		{"a replayed attempt id", "POST", "/api/v1/agent-sessions/triage/complete", keyA, complete, 409, "conflict", "", false, ""},
+		{"a startup retried", "POST", "/api/v1/agent-sessions/open", keyA, startup, 200, "", "", false, ""},
+		{"a startup with changed parameters", "POST", "/api/v1/agent-sessions/open", keyA, strings.Replace(startup, `"baton"`, `"other"`, 1), 409, "conflict", "", false, ""},
+		{"an episode startup with changed parameters", "POST", "/api/v1/episodes/start", keyA, `{"provider":"claude-code","providerEvent":"SessionStart","agent":"claude-code","sessionId":"s1","source":"startup","project":"other"}`, 409, "conflict", "", true, ""},
+		{"a body sent as text/plain, as a web page may without asking the server first", "POST", "/api/v1/memories", keyA, `{"kind":"note","topic":"t","content":"c"}`, 400, "invalid", "Content-Type", false, "text/plain"},
+		{"a body sent as a form", "POST", "/api/v1/agent-sessions/close", keyA, `{"agent":"claude-code","sessionId":"s1"}`, 400, "invalid", "Content-Type", false, "application/x-www-form-urlencoded"},
+		{"a body without a Content-Type", "POST", "/api/v1/agent-sessions/close", keyA, `{"agent":"claude-code","sessionId":"s1"}`, 400, "invalid", "Content-Type", false, "-"},
+		{"a malformed Content-Type", "POST", "/api/v1/agent-sessions/close", keyA, `{"agent":"claude-code","sessionId":"s1"}`, 400, "invalid", "Content-Type", false, "application/json; charset"},
+		{"JSON with its charset named", "POST", "/api/v1/agent-sessions/open", keyA, startup, 200, "", "", false, "application/json; charset=utf-8"},
+		{"JSON named in capitals", "POST", "/api/v1/agent-sessions/open", keyA, startup, 200, "", "", false, "Application/JSON"},
+		{"no key", "GET", "/api/v1/agent-sessions?agent=claude-code&sessionId=s1", "", ``, 401, "unauthorized", "", false, ""},
+		{"a wrong key", "GET", "/api/v1/agent-sessions?agent=claude-code&sessionId=s1", "key-c-0123456789abcdef", ``, 401, "unauthorized", "", false, ""},
+		{"a wrong key on a write", "POST", "/api/v1/agent-sessions/close", keyA + "x", `{"agent":"claude-code","sessionId":"s1"}`, 401, "unauthorized", "", false, ""},
+		{"no route", "GET", "/api/v1/sessions", keyA, ``, 404, "not_found", "", false, ""},
+		{"a route's other method", "GET", "/api/v1/agent-sessions/close", keyA, ``, 404, "not_found", "", false, ""},
 	}
 	var unauthorized []byte
 	for _, tc := range cases {
 		before := s.world(t, a, memID)
-		got := s.send(t, tc.method, tc.path, tc.key, tc.body)
+		var got answer
+		switch tc.ctype {
+		case "":
+			got = s.send(t, tc.method, tc.path, tc.key, tc.body)
+		case "-":
+			got = s.sendAs(t, tc.method, tc.path, tc.key, "", tc.body)
+		default:
+			got = s.sendAs(t, tc.method, tc.path, tc.key, tc.ctype, tc.body)
+		}
 		if got.status != tc.status {
 			t.Errorf("%s: answered %d %s, want %d", tc.name, got.status, got.body, tc.status)
 			continue

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"reflect"
 	"time"
@@ -188,7 +189,8 @@ func writeStream(w http.ResponseWriter, stream exportStream) {
 }
 
 // decodeRequest returns a pointer to the route's request decoded from the
-// body (POST) or the query (GET), at most MaxBodyBytes of body read.
+// body (POST, sent as application/json) or the query (GET), at most
+// MaxBodyBytes of body read.
 //
 // Errors: invalid, too_large.
 func decodeRequest(w http.ResponseWriter, r *http.Request, rt *route) (any, error) {
@@ -198,6 +200,12 @@ func decodeRequest(w http.ResponseWriter, r *http.Request, rt *route) (any, erro
 	req := reflect.New(rt.request).Interface()
 	if rt.method == http.MethodGet {
 		return req, decodeQuery(r.URL.Query(), req)
+	}
+	// A body says it is JSON: a web page may send any other type (or none)
+	// to any origin without the browser asking the server first (no CORS
+	// preflight), and a server that needs no key would act on it.
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return nil, continuity.Invalid("Content-Type", "must be application/json")
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	var tooLarge *http.MaxBytesError

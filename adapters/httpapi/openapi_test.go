@@ -137,7 +137,8 @@ func openAPI() object {
 			"description": "baton's HTTP surface (adapters/httpapi), generated from its route table: the session-continuity REST " +
 				"contract and one route per continuity.API method. Routes are relative to where the handler is mounted. " +
 				"Errors are {\"error\": {\"code\", \"message\", \"fields\"?}}; a failed episode call carries its result so far " +
-				"(the receipt id) beside the error. Bodies over " + strconv.Itoa(MaxBodyBytes) + " bytes are too_large; unknown " +
+				"(the receipt id) beside the error. A body is sent as application/json (another Content-Type, or none, is " +
+				"invalid naming Content-Type); bodies over " + strconv.Itoa(MaxBodyBytes) + " bytes are too_large; unknown " +
 				"members (a member's name is its field's exactly, case included), a member repeated in one object, " +
 				"other JSON types and text that is not UTF-8 are invalid, naming the field.",
 		},

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"slices"
@@ -205,7 +204,11 @@ func loopbackHost(host string) bool {
 // keys, on a loopback address. A loopback port is open to every program of
 // the machine, web pages included, so it answers only requests addressed
 // to a loopback host (a page that rebinds its own name to 127.0.0.1 still
-// sends that name) and none that a page of another origin sends.
+// sends that name) and none that a page of another origin sends: a page's
+// Origin must be the server's own, scheme, host and port (a page served on
+// another port of localhost is another origin, and could otherwise plant
+// memories that the agent's next briefing shows). The handler takes only
+// JSON bodies, which a browser sends to another origin only after asking.
 type localAuthenticator struct{ tenant string }
 
 // errNotLocal is the answer to a request a local server refuses.
@@ -221,11 +224,18 @@ func (a localAuthenticator) Authenticate(r *http.Request) (string, error) {
 	if !loopbackHost(strings.Trim(host, "[]")) {
 		return "", errNotLocal
 	}
-	if origin := r.Header.Get("Origin"); origin != "" {
-		u, err := url.Parse(origin)
-		if err != nil || !loopbackHost(u.Hostname()) {
-			return "", errNotLocal
-		}
+	if origin := r.Header.Get("Origin"); origin != "" && !strings.EqualFold(origin, serverOrigin(r)) {
+		return "", errNotLocal
 	}
 	return a.tenant, nil
+}
+
+// serverOrigin is the origin a page served by this server sends: the
+// scheme and the host the request was addressed to.
+func serverOrigin(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
 }
