@@ -81,6 +81,9 @@ func (s *Service) ArmBottle(ctx context.Context, tenant, agent string, m bottle.
 		f["gap"] = "must be between 0 and " + strconv.Itoa(MaxBottleGap)
 	}
 	m.Task = trimField(f, "task", m.Task, 0, MaxRecordTextLen)
+	if !m.ArmedAt.IsZero() && !inYears(m.ArmedAt) {
+		f["armedAt"] = yearRule
+	}
 	tenant, sid, err := bottleKey(tenant, agent, m.SessionID, f)
 	if err != nil {
 		return err

@@ -374,15 +374,21 @@ func checkStrings(f map[string]string, name string, v reflect.Value, notUTF8 boo
 			checkStrings(f, name+"."+it.Key().String(), it.Value(), notUTF8)
 		}
 	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			sf := t.Field(i)
-			tag, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-			if !sf.IsExported() || tag == "-" || tag == "" {
-				continue
-			}
-			checkStrings(f, name+"."+tag, v.Field(i), notUTF8)
+		eachMember(v, name, func(name string, v reflect.Value) { checkStrings(f, name, v, notUTF8) })
+	}
+}
+
+// eachMember calls fn with each JSON member of the struct v, named
+// name.member.
+func eachMember(v reflect.Value, name string, fn func(name string, v reflect.Value)) {
+	t := v.Type()
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if !sf.IsExported() || tag == "-" || tag == "" {
+			continue
 		}
+		fn(name+"."+tag, v.Field(i))
 	}
 }
 
@@ -454,6 +460,7 @@ func (t table[T, K]) load(raw json.RawMessage, notUTF8 bool) (func(ctx context.C
 	}
 	f := map[string]string{}
 	checkStrings(f, "row", reflect.ValueOf(row), notUTF8)
+	checkTimes(f, "row", reflect.ValueOf(row))
 	if len(f) == 0 {
 		t.check(row, f)
 	}
@@ -487,6 +494,26 @@ func needKey(f map[string]string, agent, sessionID string) {
 func needTime(f map[string]string, name string, t time.Time) {
 	if t.IsZero() {
 		f[name] = "is required"
+	}
+}
+
+// checkTimes records, for every time of v that is set (struct members by
+// their JSON names, through pointers), why it cannot be stored: a year
+// outside 1 to maxYear in UTC.
+func checkTimes(f map[string]string, name string, v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			checkTimes(f, name, v.Elem())
+		}
+	case reflect.Struct:
+		if t, ok := v.Interface().(time.Time); ok {
+			if !t.IsZero() && !inYears(t) {
+				f[name] = yearRule
+			}
+			return
+		}
+		eachMember(v, name, func(name string, v reflect.Value) { checkTimes(f, name, v) })
 	}
 }
 

@@ -115,21 +115,30 @@ func content(f map[string]string, field, s string) string {
 	return s
 }
 
+// maxYear is the last year a caller's time may fall in: an RFC 3339 time
+// carries four digits of year, so a time past it (9999-12-31T23:59:59-01:00
+// is in 10000 in UTC) could be stored but never answered or exported.
+const maxYear = 9999
+
+// yearRule is why a time is refused.
+var yearRule = "must be a time in the years 1 to " + strconv.Itoa(maxYear) + " in UTC, not the zero time"
+
+// inYears reports whether t falls in the years 1 to maxYear in UTC.
+func inYears(t time.Time) bool {
+	y := t.UTC().Year()
+	return y >= 1 && y <= maxYear
+}
+
 // dueDate validates an optional due date and returns it in UTC at the
 // microsecond precision both stores keep, so the memory a write returns
 // equals the one a read returns. The zero time (an unset value, not a
-// date) and years outside 1 to maxDueYear (which JSON cannot carry) are
-// refused.
-// maxDueYear is the last year a due date may fall in: an RFC 3339 time
-// carries four digits of year.
-const maxDueYear = 9999
-
+// date) and years outside 1 to maxYear are refused.
 func dueDate(f map[string]string, due *time.Time) *time.Time {
 	if due == nil {
 		return nil
 	}
-	if y := due.UTC().Year(); due.IsZero() || y < 1 || y > maxDueYear {
-		f["due"] = "must be a time in the years 1 to " + strconv.Itoa(maxDueYear) + ", not the zero time"
+	if due.IsZero() || !inYears(*due) {
+		f["due"] = yearRule
 		return nil
 	}
 	d := due.UTC().Truncate(time.Microsecond)

@@ -168,6 +168,8 @@ func TestBadInput(t *testing.T) {
 		{"wrong form: query UUID", "GET", "/api/v1/ledger?after=yesterday&limit=5", keyA, ``, 400, "invalid", "after", false, ""},
 		{"a query parameter twice", "GET", "/api/v1/records?limit=1&limit=2", keyA, ``, 400, "invalid", "limit", false, ""},
 		{"a briefing mode that is not full", "GET", "/api/v1/briefing?mode=brief", keyA, ``, 400, "invalid", "mode", false, ""},
+		{"a marker armed in 10000 in UTC", "POST", "/api/v1/bottles/arm", keyA, `{"agent":"claude-code","sessionId":"s1","path":"/tmp/b.md","mode":"full","gap":0,"armedAt":"9999-12-31T23:59:59-23:59"}`, 400, "invalid", "armedAt", false, ""},
+		{"a seal armed in year 0 in UTC", "POST", "/api/v1/episodes/precompact", keyA, `{"provider":"claude-code","providerEvent":"PreCompact","agent":"claude-code","sessionId":"s1","sealed":{"sessionId":"s1","path":"/tmp/b.md","mode":"full","gap":0,"armedAt":"0001-01-01T00:00:00+00:01"}}`, 400, "invalid", "sealed.armedAt", true, ""},
 		{"oversized body", "POST", "/api/v1/memories", keyA, big, 413, "too_large", "", false, ""},
 		{"oversized episode body", "POST", "/api/v1/episodes/prompt", keyA, `{"provider":"claude-code","providerEvent":"UserPromptSubmit","agent":"claude-code","sessionId":"s1","prompt":"` + strings.Repeat("p", MaxBodyBytes) + `"}`, 413, "too_large", "", false, ""},
 		{"invalid UTF-8 in memory content", "POST", "/api/v1/memories", keyA, "{\"kind\":\"note\",\"topic\":\"t\",\"content\":\"a\xffb\"}", 400, "invalid", "content", false, ""},

@@ -74,6 +74,36 @@ func testBottle(t *testing.T, h Harness) {
 		}
 	})
 
+	t.Run("ArmedAtWithinTheYearsAJSONTimeCarries", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		bs := f.svc.Bottles(tenantA, agent)
+		west, east := time.FixedZone("-23:59", -(23*3600+59*60)), time.FixedZone("+00:01", 60)
+		cases := []struct {
+			name    string
+			armedAt time.Time
+			ok      bool
+		}{
+			{"the last microsecond of 9999", time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC), true},
+			{"the first microsecond after the zero time", time.Date(1, 1, 1, 0, 0, 0, 1000, time.UTC), true},
+			{"9999 in its zone, 10000 in UTC", time.Date(9999, 12, 31, 23, 59, 59, 0, west), false},
+			{"year 1 in its zone, year 0 in UTC", time.Date(1, 1, 1, 0, 0, 0, 0, east), false},
+		}
+		for i, tc := range cases {
+			sid := "s" + strconv.Itoa(i)
+			err := bs.ArmBottle(ctx, bottle.Marker{SessionID: sid, Path: "/tmp/b/" + sid + ".md", Mode: bottle.Mode("full"), ArmedAt: tc.armedAt})
+			got, claimed, cerr := bs.ClaimBottle(ctx, sid)
+			switch {
+			case cerr != nil:
+				t.Errorf("%s: the claim after it: %v", tc.name, cerr)
+			case tc.ok && (err != nil || !claimed || !got.ArmedAt.Equal(tc.armedAt)):
+				t.Errorf("%s: arm %v, claimed %v %v: want it armed and claimed as it was", tc.name, err, claimed, got.ArmedAt)
+			case !tc.ok && (!namesField(err, "armedAt") || claimed):
+				t.Errorf("%s: arm %v, claimed %v: want invalid naming armedAt and nothing armed", tc.name, err, claimed)
+			}
+		}
+	})
+
 	t.Run("History", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, h)
@@ -264,3 +294,8 @@ type testClock struct{ c *Clock }
 
 func (t testClock) Now() time.Time                         { return t.c.Now() }
 func (t testClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// namesField reports whether err is invalid naming field.
+func namesField(err error, field string) bool {
+	return continuity.ErrorCode(err) == continuity.CodeInvalid && continuity.ErrorFields(err)[field] != ""
+}

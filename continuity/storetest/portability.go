@@ -236,6 +236,9 @@ func testImportRefuses(t *testing.T, h Harness) {
 		{"a member of the wrong type", header + "\n" + ledger(id, `,"session":7`) + "\n", continuity.CodeInvalid, "line 2: row.session"},
 		{"a time of the wrong form", header + "\n" + `{"table":"ledger","row":{"id":"` + id.String() + `","event":"e","at":"yesterday"}}` + "\n", continuity.CodeInvalid, "line 2: row"},
 		{"no row", header + "\n" + `{"table":"ledger"}` + "\n", continuity.CodeInvalid, "line 2: row"},
+		{"a time that is 10000 in UTC", header + "\n" + `{"table":"ledger","row":{"id":"` + id.String() + `","event":"e","at":"9999-12-31T23:59:59-23:59"}}` + "\n", continuity.CodeInvalid, "line 2: row.at"},
+		{"an optional time that is year 0 in UTC", header + "\n" + `{"table":"bottles","row":{"agent":"claude-code","sessionId":"s1","path":"/b/s1.md","mode":"full","gap":0,` +
+			`"armedAt":"2026-11-30T09:00:00Z","consumedAt":"0001-01-01T00:00:00+00:01"}}` + "\n", continuity.CodeInvalid, "line 2: row.consumedAt"},
 		{"a row without its id", header + "\n" + `{"table":"ledger","row":{"event":"e","at":"2026-11-30T09:00:00Z"}}` + "\n", continuity.CodeInvalid, "line 2: row.id"},
 		{"text that is not UTF-8", header + "\n" + prompt("bad \xff byte") + "\n", continuity.CodeInvalid, "line 2: row.text"},
 		{"a map key that is not UTF-8", header + "\n" + ledger(id, ",\"fields\":{\"k\xfe\":\"v\"}") + "\n", continuity.CodeInvalid, "line 2: row.fields"},
