@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/url"
 	"reflect"
 	"time"
 
@@ -83,17 +84,29 @@ func NewHandler(api func(tenant string) continuity.API, opts Options) http.Handl
 }
 
 // observe logs each request of a route: its id (also answered as
-// X-Request-Id), the route, the status and the duration. Nothing a caller
-// sent is logged, so no memory content, excerpt or prompt ever is.
+// X-Request-Id), the route, the status and the duration, and aborted=true
+// when the answer was cut off after its status (a stream that failed).
+// Nothing a caller sent is logged, so no memory content, excerpt or prompt
+// ever is.
 func (h *handler) observe(route string, serve http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := uuid.NewString()
 		w.Header().Set("X-Request-Id", id)
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		answered := false
+		// Deferred, so a request whose answer is aborted (a panic with
+		// http.ErrAbortHandler, which net/http then swallows) is logged too.
+		defer func() {
+			attrs := []slog.Attr{slog.String("id", id), slog.String("route", route),
+				slog.Int("status", sw.status), slog.Duration("duration", time.Since(start))}
+			if !answered {
+				attrs = append(attrs, slog.Bool("aborted", true))
+			}
+			h.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+		}()
 		serve(sw, r)
-		h.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("id", id), slog.String("route", route),
-			slog.Int("status", sw.status), slog.Duration("duration", time.Since(start)))
+		answered = true
 	})
 }
 
@@ -199,7 +212,13 @@ func decodeRequest(w http.ResponseWriter, r *http.Request, rt *route) (any, erro
 	}
 	req := reflect.New(rt.request).Interface()
 	if rt.method == http.MethodGet {
-		return req, decodeQuery(r.URL.Query(), req)
+		// URL.Query would drop a malformed pair without a word, and with it
+		// a parameter the caller meant.
+		q, err := url.ParseQuery(r.URL.RawQuery)
+		if err != nil {
+			return nil, continuity.Invalid("query", "must be name=value pairs joined by '&', each escape %XX")
+		}
+		return req, decodeQuery(q, req)
 	}
 	// A body says it is JSON: a web page may send any other type (or none)
 	// to any origin without the browser asking the server first (no CORS
