@@ -43,7 +43,8 @@ type API interface {
 	// and writes a handover.
 	SessionEnd(ctx context.Context, p EndParams) (EndResult, error)
 	// RecordFailure records that the local half of an event whose receipt
-	// an episode method already appended failed afterwards.
+	// an episode method already appended failed afterwards: not_found when
+	// the tenant's ledger keeps no such receipt of that event.
 	RecordFailure(ctx context.Context, p FailureParams) error
 
 	// Open, Heartbeat, Close, Session: the lifecycle primitives the

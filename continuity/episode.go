@@ -480,7 +480,12 @@ type FailureParams struct {
 	Reason    string `json:"reason"`
 }
 
-// RecordFailure implements API for tenant.
+// RecordFailure implements API for tenant: the failure of the local half of
+// the event whose receipt, kept in the tenant's ledger, is p.ReceiptID.
+//
+// Errors: invalid; not_found when no such receipt of that event is kept (a
+// made-up id, another tenant's, another event's, or one the ledger's
+// retention dropped).
 func (s *Service) RecordFailure(ctx context.Context, tenant string, p FailureParams) error {
 	rp := p.receipt()
 	t, err := rp.normalize(tenant)
@@ -493,8 +498,41 @@ func (s *Service) RecordFailure(ctx context.Context, tenant string, p FailurePar
 		f["receiptId"] = "must be a UUID"
 	}
 	p.Reason = trimField(f, "reason", p.Reason, 1, MaxFailureLen)
+	if p.LocalFailure != "" {
+		f["localFailure"] = "must be empty: the reason is the failure"
+	}
 	if err := fieldsErr(f); err != nil {
 		return err
 	}
+	if err := s.store.Read(ctx, t, func(ctx context.Context, tx Tx) error {
+		es, err := tx.Ledger(ctx, justBefore(receipt), 1)
+		if err != nil {
+			return err
+		}
+		if len(es) == 0 || es[0].ID != receipt || !isReceiptOf(es[0], rp) {
+			return Errorf(CodeNotFound, "no receipt %s of this event is kept", receipt)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
 	return s.appendFailure(ctx, t, rp, receipt, "local: "+p.Reason)
+}
+
+// justBefore is the id that orders immediately before id, so a ledger read
+// after it starts at id.
+func justBefore(id uuid.UUID) uuid.UUID {
+	for i := len(id) - 1; i >= 0; i-- {
+		id[i]--
+		if id[i] != 0xff {
+			break
+		}
+	}
+	return id
+}
+
+// isReceiptOf reports whether e is the receipt of the event p describes.
+func isReceiptOf(e LedgerEntry, p ReceiptParams) bool {
+	return e.Event == EventReceived && e.Session == p.SessionID && e.Fields["provider"] == p.Provider &&
+		e.Fields["provider_event"] == p.ProviderEvent && e.Fields["agent"] == p.Agent
 }

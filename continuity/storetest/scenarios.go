@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -328,11 +329,42 @@ func scenarioReceipts(t *testing.T, h ScenarioHarness) {
 			es[0].Fields["reason"] != "local: internal: the seal timed out" || es[0].Fields["provider_event"] != evStop {
 			t.Fatalf("after RecordFailure the ledger holds %v, want one failure naming receipt %v", es, r.ReceiptID)
 		}
+		local := fp.EventParams
+		local.LocalFailure = "a\x00b"
 		for field, bad := range map[string]continuity.FailureParams{
-			"receiptId": {EventParams: fp.EventParams, ReceiptID: "not-a-uuid", Reason: fp.Reason},
-			"reason":    {EventParams: fp.EventParams, ReceiptID: fp.ReceiptID, Reason: long},
+			"receiptId":    {EventParams: fp.EventParams, ReceiptID: "not-a-uuid", Reason: fp.Reason},
+			"reason":       {EventParams: fp.EventParams, ReceiptID: fp.ReceiptID, Reason: long},
+			"localFailure": {EventParams: local, ReceiptID: fp.ReceiptID, Reason: fp.Reason},
 		} {
 			wantInvalid(t, s.a.RecordFailure(s.ctx, bad), field)
+		}
+		// Only a receipt the tenant's ledger keeps, of the event named, takes
+		// a failure: a made-up id, another event's receipt, another
+		// conversation's or another tenant's are not found, and write nothing.
+		other := s.startup("s2", "baton")
+		neighbours := []uuid.UUID{nextTo(r.ReceiptID, 1), nextTo(r.ReceiptID, -1)}
+		for name, bad := range map[string]continuity.FailureParams{
+			"a made-up receipt":                {EventParams: fp.EventParams, ReceiptID: uuid.Must(uuid.NewV7()).String(), Reason: fp.Reason},
+			"the id just after the receipt":    {EventParams: fp.EventParams, ReceiptID: neighbours[0].String(), Reason: fp.Reason},
+			"the id just before the receipt":   {EventParams: fp.EventParams, ReceiptID: neighbours[1].String(), Reason: fp.Reason},
+			"the receipt as another event's":   {EventParams: hookEvent(evEnd, "s1"), ReceiptID: fp.ReceiptID, Reason: fp.Reason},
+			"the receipt as another session's": {EventParams: hookEvent(evStop, "s2"), ReceiptID: fp.ReceiptID, Reason: fp.Reason},
+			"another conversation's startup":   {EventParams: hookEvent(evStop, "s1"), ReceiptID: other.ReceiptID.String(), Reason: fp.Reason},
+		} {
+			mark := s.mark(s.a)
+			if err := s.a.RecordFailure(s.ctx, bad); continuity.ErrorCode(err) != continuity.CodeNotFound {
+				t.Errorf("%s: %v, want not_found", name, err)
+			}
+			if es := s.ledger(s.a, mark); len(es) != 0 {
+				t.Errorf("%s wrote %v", name, es)
+			}
+		}
+		markB := s.mark(s.b)
+		if err := s.b.RecordFailure(s.ctx, fp); continuity.ErrorCode(err) != continuity.CodeNotFound {
+			t.Errorf("tenant B recording a failure of A's receipt: %v, want not_found", err)
+		}
+		if es := s.ledger(s.b, markB); len(es) != 0 {
+			t.Errorf("tenant B's failure of A's receipt wrote %v", es)
 		}
 	})
 }
@@ -1146,4 +1178,13 @@ func scenarioAttribution(t *testing.T, h ScenarioHarness) {
 	if w := s.remember(s.a, continuity.KindNote, "after the end", "baton", run.String()); w.SessionRunID != uuid.Nil {
 		t.Fatalf("a write carrying an ended run's id attached to %v", w.SessionRunID)
 	}
+}
+
+// nextTo is the id d places from id in the order ids sort in.
+func nextTo(id uuid.UUID, d int64) uuid.UUID {
+	n := new(big.Int).SetBytes(id[:])
+	n.Add(n, big.NewInt(d))
+	var out uuid.UUID
+	n.FillBytes(out[:])
+	return out
 }
