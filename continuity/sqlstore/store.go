@@ -36,7 +36,10 @@ type Store struct {
 	// or BYPASSRLS), so every transaction runs SET LOCAL ROLE.
 	enterRole bool
 	retries   int
-	touches   touches // Postgres: TouchLive's batches
+	// busy is SQLite's busy timeout: how long one attempt may wait on
+	// another process's lock.
+	busy    time.Duration
+	touches touches // Postgres: TouchLive's batches
 }
 
 var _ continuity.Store = (*Store)(nil)
@@ -186,7 +189,7 @@ func openSQLite(path string, one bool, busy time.Duration) (*Store, error) {
 	}
 	w.SetMaxOpenConns(1)
 	if one {
-		return &Store{write: w, read: w, retries: 8}, nil
+		return &Store{write: w, read: w, retries: 8, busy: busy}, nil
 	}
 	r, err := open(false)
 	if err != nil {
@@ -197,7 +200,7 @@ func openSQLite(path string, one bool, busy time.Duration) (*Store, error) {
 	// writer at a time anyway, and queueing in the pool is cheaper than
 	// spinning in the busy handler. Other processes still meet the busy
 	// timeout.
-	return &Store{write: w, read: r, retries: 8}, nil
+	return &Store{write: w, read: r, retries: 8, busy: busy}, nil
 }
 
 func (s *Store) detectPrivilege(ctx context.Context) error {
@@ -285,7 +288,12 @@ func (s *Store) inTx(ctx context.Context, db *bun.DB, readOnly bool, tenant stri
 
 // retry runs fn again when the database answered busy, a serialization
 // failure or a deadlock: the transaction rolled back whole, so running it
-// again is safe. Any other error is translated and returned.
+// again is safe. Any other error is translated and returned. Under a
+// deadline, an attempt after the first starts only while a whole busy wait
+// still fits before it: a busy wait does not watch the context, so an
+// attempt begun later would keep its caller past the deadline by up to the
+// busy timeout (a hook's budget is three quarters of what its harness
+// allows before it kills the process).
 func (s *Store) retry(ctx context.Context, fn func() error) error {
 	var err error
 	for attempt := 0; ; attempt++ {
@@ -301,6 +309,9 @@ func (s *Store) retry(ctx context.Context, fn func() error) error {
 			// database was locked.
 			return translate(err)
 		case <-time.After(d):
+		}
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < s.busy {
+			break
 		}
 	}
 	return translate(err)
