@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/continuity/workdir"
 )
 
 func TestCheckText(t *testing.T) {
@@ -96,5 +97,13 @@ func TestBottleErrorIsInvalid(t *testing.T) {
 	err := fmt.Errorf("seal: %w", bottle.ValidateSessionID("../escape"))
 	if ErrorCode(err) != CodeInvalid || ErrorFields(err)["sessionId"] != bottle.SessionIDRule || ErrorMessage(err) != "invalid input" {
 		t.Fatalf("code %q fields %v message %q, want invalid naming sessionId", ErrorCode(err), ErrorFields(err), ErrorMessage(err))
+	}
+}
+
+// TestProjectFacetFits: the project facet a working directory gives
+// (workdir.Project) is never longer than the service stores.
+func TestProjectFacetFits(t *testing.T) {
+	if workdir.MaxProjectLen != MaxFacetLen {
+		t.Fatalf("workdir.MaxProjectLen = %d, MaxFacetLen = %d: a project facet must fit", workdir.MaxProjectLen, MaxFacetLen)
 	}
 }

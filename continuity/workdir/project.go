@@ -3,6 +3,9 @@ package workdir
 import (
 	"context"
 	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Project is the project facet of a working directory, the one rule the hook
@@ -51,6 +54,32 @@ func name(path string) string {
 	case ".", "..", "/", `\`:
 		return ""
 	default:
-		return base
+		return facet(base)
 	}
+}
+
+// MaxProjectLen is the most characters a project facet holds: the
+// service's bound on a facet (continuity.MaxFacetLen). A directory's name
+// may be longer (255 bytes on most file systems).
+const MaxProjectLen = 200
+
+// facet makes a directory's name a project facet the service stores: bytes
+// that are not UTF-8 and control characters (NUL among them, which a name
+// cannot hold on most systems but can on some) become U+FFFD, surrounding
+// white space goes, and a name longer than MaxProjectLen characters is cut
+// to it. The same name always gives the same facet, so a session and a
+// later write from that directory still meet.
+func facet(base string) string {
+	base = strings.ToValidUTF8(base, "\uFFFD")
+	base = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, base)
+	base = strings.TrimSpace(base)
+	if utf8.RuneCountInString(base) > MaxProjectLen {
+		base = strings.TrimSpace(string([]rune(base)[:MaxProjectLen]))
+	}
+	return base
 }

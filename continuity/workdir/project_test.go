@@ -3,6 +3,7 @@ package workdir_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/batonhq/baton/continuity/workdir"
@@ -42,6 +43,16 @@ func TestProject(t *testing.T) {
 		{"no git: the directory's name", plain, "plain-dir"},
 		{"no git, nested: the directory's own name", nested, "b"},
 		{"missing directory: its name", filepath.Join(plain, "gone"), "gone"},
+		// A name is made a facet the service stores (at most 200
+		// characters of UTF-8 text without control characters), so a
+		// session opens whatever the directory is called.
+		{"a name of 230 characters: its first 200", filepath.Join(plain, strings.Repeat("p", 230)), strings.Repeat("p", 200)},
+		{"a name of 200 characters: whole", filepath.Join(plain, strings.Repeat("é", 200)), strings.Repeat("é", 200)},
+		{"a name of 201 two-byte characters: 200 of them", filepath.Join(plain, strings.Repeat("é", 201)), strings.Repeat("é", 200)},
+		{"a cut that ends in a space: trimmed", filepath.Join(plain, strings.Repeat("x", 199)+" "+strings.Repeat("y", 10)), strings.Repeat("x", 199)},
+		{"bytes that are not UTF-8", filepath.Join(plain, "caf\xe9"), "caf\uFFFD"},
+		{"NUL and a newline", filepath.Join(plain, "a\x00b\nc"), "a\uFFFDb\uFFFDc"},
+		{"surrounding white space", filepath.Join(plain, " spaced "), "spaced"},
 		{"root directory: nothing meaningful", string(filepath.Separator), ""},
 		{"empty dir: no facet, never unknown", "", ""},
 	}
