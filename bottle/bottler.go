@@ -216,7 +216,10 @@ func (b *Bottler) limits() ReadLimits {
 // ModeTimeline and writes nothing. A path a harness names wrongly (Gemini
 // CLI's stray resume file) is first resolved with ResolveTranscript. A
 // failed render leaves every file of the previous bottle either as it was
-// or replaced whole.
+// or replaced whole. When ctx ends while the transcript is still being
+// read, the read stops at a line's end: the bottle of what was read is
+// written and returned with ErrReadCut, and the next render reads on from
+// there (a Seal, instead, fails with it and arms nothing).
 func (b *Bottler) Render(ctx context.Context, sessionID, transcriptPath string) (Bottle, error) {
 	return b.render(ctx, sessionID, transcriptPath, nil, false)
 }
@@ -249,9 +252,15 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 		old = nil // the pages the cache describes are gone
 	}
 	var st *state
+	var cut error // ErrReadCut: the bottle is of the transcript's head
 	if transcriptPath != "" {
 		transcriptPath = ResolveTranscript(transcriptPath)
-		st, err = refresh(old, transcriptPath, lim, b.Observations != nil)
+		st, err = refresh(ctx, old, transcriptPath, lim, b.Observations != nil)
+		if errors.Is(err, ErrReadCut) && !durable {
+			// A render renders what was read and keeps its cursor; a seal
+			// arms nothing short of the transcript's end.
+			cut, err = err, nil
+		}
 		switch {
 		case err == nil:
 			page.Transcript = &st.Transcript
@@ -278,7 +287,7 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 	}
 	res := render(page, b.clock().Now())
 	if res.Mode == ModeTimeline {
-		return Bottle{Mode: ModeTimeline}, nil
+		return Bottle{Mode: ModeTimeline}, cut
 	}
 	var prev []pageMeta
 	var prevIndex string
@@ -306,7 +315,7 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 	} else if err := lock.f.Truncate(0); err != nil {
 		return Bottle{}, fmt.Errorf("bottle: drop state: %w", err)
 	}
-	return Bottle{Path: filepath.Join(dir, IndexName), Plan: planOf(dir, res), Mode: res.Mode, Gap: res.Gap, Task: res.Task}, nil
+	return Bottle{Path: filepath.Join(dir, IndexName), Plan: planOf(dir, res), Mode: res.Mode, Gap: res.Gap, Task: res.Task}, cut
 }
 
 // writePages brings a bottle directory up to date with a render: it
@@ -562,7 +571,7 @@ func (st *state) advance(res Result, window bool) {
 // When a new line touches an entry before the window, the transcript is
 // parsed again from the start. It returns an error wrapping os.ErrNotExist
 // when the transcript is gone.
-func refresh(st *state, transcriptPath string, lim ReadLimits, host bool) (*state, error) {
+func refresh(ctx context.Context, st *state, transcriptPath string, lim ReadLimits, host bool) (*state, error) {
 	f, err := OpenRegular(transcriptPath)
 	if err != nil {
 		return nil, fmt.Errorf("bottle: open transcript: %w", err)
@@ -578,12 +587,13 @@ func refresh(st *state, transcriptPath string, lim ReadLimits, host bool) (*stat
 	} else if sum, err := prefixSum(f, st.Cursor.PrefixLen); err != nil || sum != st.Cursor.PrefixSum {
 		st = &state{}
 	}
+	var cut error // ErrReadCut when ctx ended the read
 	for {
 		st.Version, st.Limits = stateVersion, lim
 		st.Cursor.Transcript = transcriptPath
 		st.Transcript.past = st.Past
-		off, err := st.Transcript.ReadLines(f, st.Cursor.Offset)
-		if err != nil {
+		off, err := st.Transcript.readLinesUntil(ctx, f, st.Cursor.Offset)
+		if err != nil && !errors.Is(err, ErrReadCut) {
 			return nil, fmt.Errorf("bottle: read transcript: %w", err)
 		}
 		if st.Past != nil && st.Past.stale {
@@ -591,6 +601,7 @@ func refresh(st *state, transcriptPath string, lim ReadLimits, host bool) (*stat
 			continue
 		}
 		st.Cursor.Offset = off
+		cut = err
 		break
 	}
 	st.Transcript.past = nil
@@ -600,7 +611,7 @@ func refresh(st *state, transcriptPath string, lim ReadLimits, host bool) (*stat
 			return nil, err
 		}
 	}
-	return st, nil
+	return st, cut
 }
 
 func prefixSum(f *os.File, n int) (string, error) {

@@ -3,6 +3,7 @@ package bottle
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -155,29 +156,56 @@ func ResolveTranscript(path string) string {
 // being held. When t.Format is empty it is detected from the first line that
 // is a JSON object.
 func (t *Transcript) ReadLines(r io.ReaderAt, pos int64) (int64, error) {
-	return t.read(r, pos, math.MaxInt64-pos, false)
+	return t.read(context.Background(), r, pos, math.MaxInt64-pos, false)
+}
+
+// ErrReadCut says a render read its transcript only part of the way: the
+// event's budget ended first. What was read is rendered and its cursor
+// kept, so the next render reads on from there.
+var ErrReadCut = errors.New("bottle: the event's budget ended before the transcript was read to its end; the next render reads on")
+
+// readCheckEvery is how many transcript bytes a read parses between looks
+// at its context.
+const readCheckEvery = 1 << 20
+
+// readLinesUntil is ReadLines that stops at a line's end once ctx is done,
+// after at least readCheckEvery bytes, with ErrReadCut and the offset it
+// reached.
+func (t *Transcript) readLinesUntil(ctx context.Context, r io.ReaderAt, pos int64) (int64, error) {
+	return t.read(ctx, r, pos, math.MaxInt64-pos, false)
 }
 
 // ReadAll parses the first size bytes of a finished transcript into t, as
 // ReadLines does, and its last line too, whether or not a newline ends it:
 // a one-off render of a file reads it all.
 func (t *Transcript) ReadAll(r io.ReaderAt, size int64) error {
-	_, err := t.read(r, 0, size, true)
+	_, err := t.read(context.Background(), r, 0, size, true)
 	return err
 }
 
 // read parses the lines of r in [pos, pos+limit); all says the end of that
-// range ends the last line.
-func (t *Transcript) read(r io.ReaderAt, pos, limit int64, all bool) (int64, error) {
+// range ends the last line. Once ctx is done it stops within
+// readCheckEvery bytes with ErrReadCut, at a line's end, or at the start of
+// a line too long to end within them.
+func (t *Transcript) read(ctx context.Context, r io.ReaderAt, pos, limit int64, all bool) (int64, error) {
 	br := bufio.NewReaderSize(io.NewSectionReader(r, pos, limit), readBufferSize(r, pos, limit))
-	start := pos // offset of the line being read
-	var n int64  // bytes of that line read so far
+	start := pos   // offset of the line being read
+	var n int64    // bytes of that line read so far
+	checked := pos // where ctx was last looked at
 	long := false
 	for {
 		chunk, err := br.ReadSlice('\n')
 		n += int64(len(chunk))
 		if errors.Is(err, bufio.ErrBufferFull) {
 			long = true // measured, not held
+			if start+n-checked >= readCheckEvery {
+				// A line of gigabytes is measured within the budget too; the
+				// next read starts at it again.
+				checked = start + n
+				if ctx.Err() != nil {
+					return start, ErrReadCut
+				}
+			}
 			continue
 		}
 		end := errors.Is(err, io.EOF)
@@ -207,6 +235,12 @@ func (t *Transcript) read(r io.ReaderAt, pos, limit int64, all bool) (int64, err
 		n, long = 0, false
 		if end {
 			return start, nil
+		}
+		if start-checked >= readCheckEvery {
+			checked = start
+			if ctx.Err() != nil {
+				return start, ErrReadCut
+			}
 		}
 	}
 }

@@ -295,9 +295,11 @@ func (e *Episodes) stop(ctx context.Context, ev HookEvent) (HookOutcome, error) 
 	p := StopParams{EventParams: e.event(ev), LastMessage: ev.LastMessage, StopHookActive: ev.StopHookActive, Nudge: e.Nudge}
 	if e.Bottler != nil && ev.TranscriptPath != "" {
 		// The incremental render: the transcript is read from its cursor.
-		if _, err := e.Bottler.Render(ctx, ev.SessionID, ev.TranscriptPath); err != nil {
+		lctx, cancel := localBudget(ctx, time.Now())
+		if _, err := e.Bottler.Render(lctx, ev.SessionID, ev.TranscriptPath); err != nil {
 			p.LocalFailure = safeReason(err)
 		}
+		cancel()
 	}
 	r, err := e.API.Stop(ctx, p)
 	out := HookOutcome{SessionRunID: r.SessionRunID, LocalFailure: p.LocalFailure}
@@ -311,17 +313,19 @@ func (e *Episodes) stop(ctx context.Context, ev HookEvent) (HookOutcome, error) 
 
 func (e *Episodes) preCompact(ctx context.Context, ev HookEvent) (HookOutcome, error) {
 	p := PreCompactParams{EventParams: e.event(ev), Trigger: ev.Trigger, Episode: gitEpisode(ctx, ev.Cwd)}
+	lctx, cancel := localBudget(ctx, time.Now())
+	defer cancel()
 	switch {
 	case e.Bottler == nil:
 	case ev.Provisional:
 		// The incremental render a Stop does, armed for nothing.
-		b, err := e.Bottler.Render(ctx, ev.SessionID, ev.TranscriptPath)
+		b, err := e.Bottler.Render(lctx, ev.SessionID, ev.TranscriptPath)
 		if err != nil {
 			p.LocalFailure = safeReason(err)
 		}
 		p.Episode.BottlePath = b.Path
 	default:
-		s, err := e.Bottler.Seal(ctx, ev.SessionID, ev.TranscriptPath, e.SealBudget)
+		s, err := e.Bottler.Seal(lctx, ev.SessionID, ev.TranscriptPath, e.SealBudget)
 		switch {
 		case err != nil:
 			p.LocalFailure = safeReason(err)
@@ -331,6 +335,19 @@ func (e *Episodes) preCompact(ctx context.Context, ev HookEvent) (HookOutcome, e
 	}
 	_, err := e.API.PreCompact(ctx, p)
 	return HookOutcome{LocalFailure: p.LocalFailure}, err
+}
+
+// localBudget bounds an event's local work (a Stop's render, a
+// PreCompact's seal) to the first half of what is left, at now, of ctx's
+// budget: the episode call that records the event's receipt and its work
+// keeps the other half, however long the transcript (a render cut short
+// reads on at the next event; see bottle.ErrReadCut).
+func localBudget(ctx context.Context, now time.Time) (context.Context, context.CancelFunc) {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, now.Add(d.Sub(now)/2))
 }
 
 func (e *Episodes) end(ctx context.Context, ev HookEvent) error {
