@@ -53,7 +53,10 @@ func (s *Service) episode(ctx context.Context, tenant string, ev EventParams, wo
 		return work(ctx)
 	})
 	if bad == nil && ev.LocalFailure != "" && id != uuid.Nil {
-		if lerr := s.appendFailure(ctx, tenant, ev.receipt(), id, "local: "+ev.LocalFailure); lerr != nil && err == nil {
+		// The failure names the event as its receipt does: trimmed.
+		rp := ev.receipt()
+		_, _ = rp.normalize(tenant) // the receipt was appended: rp is valid
+		if lerr := s.appendFailure(ctx, tenant, rp, id, "local: "+ev.LocalFailure); lerr != nil && err == nil {
 			err = lerr
 		}
 	}

@@ -82,8 +82,10 @@ func Normalize(h *Harness, arg string, data []byte, dir string) (Event, error) {
 		note(err)
 		return s
 	}
-	ev.SessionID = str(d.Fields.SessionID)
-	if sid := strings.TrimSpace(ev.SessionID); sid != "" && bottle.ValidateSessionID(sid) != nil {
+	// Trimmed here as the service trims it, so the bottle's files and the
+	// store's rows name one conversation.
+	ev.SessionID = strings.TrimSpace(str(d.Fields.SessionID))
+	if sid := ev.SessionID; sid != "" && bottle.ValidateSessionID(sid) != nil {
 		// Refused here, not by the service: the receipt of the failure is
 		// then written without the id (a receipt naming it would be
 		// refused too, and the event would leave no evidence).

@@ -1,6 +1,7 @@
 package hook_test
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -237,5 +238,36 @@ func TestNormalizeFitsText(t *testing.T) {
 				t.Errorf("%s = %q, want %q", tc.key, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestNormalizeTrimsTheSessionID: a session id with white space around it
+// is the id without it, as the service reads it, so the bottle's files and
+// the store's rows name one conversation; an id that is still no id after
+// trimming is refused.
+func TestNormalizeTrimsTheSessionID(t *testing.T) {
+	h, err := hook.Lookup("claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, id, want string
+		ok             bool
+	}{
+		{"a trailing space", "s1 ", "s1", true},
+		{"a leading tab", "\tabc", "abc", true},
+		{"a trailing no-break space", "abc\u00a0", "abc", true},
+		{"a trailing newline", "abc\n", "abc", true},
+		{"a slash inside", " a/b ", "", false},
+	}
+	for _, tc := range cases {
+		payload, _ := json.Marshal(map[string]any{"session_id": tc.id, "hook_event_name": "Stop", "cwd": "/p", "stop_hook_active": false})
+		ev, err := hook.Normalize(h, "", payload, "/p")
+		switch {
+		case tc.ok && (err != nil || ev.SessionID != tc.want):
+			t.Errorf("%s: session id %q, %v; want %q", tc.name, ev.SessionID, err, tc.want)
+		case !tc.ok && err == nil:
+			t.Errorf("%s: taken as %q, want it refused", tc.name, ev.SessionID)
+		}
 	}
 }

@@ -212,7 +212,7 @@ func (s *scene) wantReceipt(api continuity.API, mark, receipt uuid.UUID, name st
 		if e.Event != continuity.EventFailed {
 			continue
 		}
-		if e.Fields["receipt"] != receipt.String() || e.Fields["provider_event"] != name || e.Fields["provider"] != agent {
+		if e.Fields["receipt"] != receipt.String() || e.Fields["provider_event"] != name || e.Fields["provider"] != agent || e.Session != es[0].Session {
 			s.t.Fatalf("a failure line does not name the receipt %v of %s: %v", receipt, name, e.Fields)
 		}
 		got = append(got, e.Fields["reason"])
@@ -295,6 +295,7 @@ func scenarioReceipts(t *testing.T, h ScenarioHarness) {
 		{"Stop", evStop, true, stopCall(stopOf("s1", "done")), "", nil},
 		{"Stop of a conversation never opened", evStop, false, stopCall(stopOf("s1", "done")), continuity.CodeNotFound, []string{"not_found: "}},
 		{"Stop whose local half failed", evStop, true, stopCall(edited(stopOf("s1", "done"), failing(local))), "", []string{"local: " + local}},
+		{"Stop whose local half failed, its session id padded", evStop, true, stopCall(edited(stopOf(" s1\t", "done"), failing(local))), "", []string{"local: " + local}},
 		{"Stop never opened whose local half failed", evStop, false, stopCall(edited(stopOf("s1", "done"), failing(local))), continuity.CodeNotFound, []string{"not_found: ", "local: " + local}},
 		{"Stop reporting an over-long local failure", evStop, true, stopCall(edited(stopOf("s1", "done"), failing(long))), continuity.CodeInvalid, []string{"invalid: "}},
 		{"PreCompact", evPreCompact, true, preCompactCall(edited(preCompactOf("s1"), func(p *continuity.PreCompactParams) { p.Sealed = sealedOf("s1") })), "", nil},
