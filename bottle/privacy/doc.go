@@ -8,7 +8,7 @@
 // Files:
 //
 //	privacy.go       ContextTag, the scrubbed tags, the one-pass scanner behind
-//	                 Scrub, and Residue
+//	                 Scrub, ScrubPart (a text kept as parts) and Residue
 //	privacy_test.go  the tag table, fuzz targets (one seeded with a real
 //	                 transcript, one hiding a secret in random nesting), and
 //	                 the benchmarks: go test -run '^$' -bench Scrub -benchmem ./bottle/privacy

@@ -267,6 +267,28 @@ func Scrub(s string) string {
 	return strings.TrimSpace(string(sc.out))
 }
 
+// ScrubPart scrubs s, one part of a text that a reader keeps as parts
+// joined by line breaks (one model message that a harness writes as
+// several transcript lines, one content block each), so that no part keeps
+// anything between an opening tag and its closing tag, whichever parts they
+// fall in. open is what the parts before s left open, as ScrubPart returned
+// it ("" for a first part); the result's open is what s leaves open for the
+// next part: the opening tags of the blocks still unclosed, outermost first
+// ("<private>"), and no text. The line break that will follow s ends a tag
+// name at s's end, as it would in the joined text.
+func ScrubPart(open, s string) (kept, stillOpen string) {
+	if open == "" && strings.IndexByte(s, '<') < 0 {
+		return strings.TrimSpace(s), ""
+	}
+	sc := newScrubber(len(open) + len(s) + 1)
+	sc.scrub(open + s + "\n")
+	var b strings.Builder
+	for _, tag := range sc.open {
+		b.WriteString("<" + scrubbedTags[tag] + ">")
+	}
+	return strings.TrimSpace(string(sc.out)), b.String()
+}
+
 // Residue returns a scrubbed tag of which s still holds an opening tag (as
 // every complete element does), or "" when it holds none. A closing tag
 // alone hides nothing and is not residue. Scrub's output always answers

@@ -134,6 +134,48 @@ func TestResidue(t *testing.T) {
 	}
 }
 
+// TestScrubPart: the parts of one text, scrubbed in turn, keep nothing of
+// a block that opens in one part and closes in a later one.
+func TestScrubPart(t *testing.T) {
+	cases := []struct {
+		name       string
+		parts      []string
+		want       []string
+		wantOpened string // what the last part leaves open
+	}{
+		{"a block split across two parts", []string{"a <private>s1", "s2</private> b"}, []string{"a", "b"}, ""},
+		{"across three parts", []string{"<private>s1", "s2", "s3</private>b"}, []string{"", "", "b"}, ""},
+		{"nested across parts", []string{"<private>a<private>b", "</private>S", "</private>c"}, []string{"", "", "c"}, ""},
+		{"different tags across parts", []string{"<private>a<system-reminder>b", "</system-reminder>S", "</private>c"}, []string{"", "", "c"}, ""},
+		{"closed within a part leaves nothing open", []string{"a <private>s</private>", "b"}, []string{"a", "b"}, ""},
+		{"unclosed to the end", []string{"a <private>s", "t", "u"}, []string{"a", "", ""}, "<private>"},
+		{"what stays open, outermost first", []string{"<private>a<system-reminder>b"}, []string{""}, "<private><system-reminder>"},
+		{"a line break breaks a tag name", []string{"x <pri", "vate>y"}, []string{"x <pri", "vate>y"}, ""},
+		{"a tag name at a part's end opens a block", []string{"x <private", ">s</private> y"}, []string{"x", "y"}, ""},
+		{"unfinished attributes carry over", []string{"a <private id='", "'>s</private>b"}, []string{"a", "b"}, ""},
+		{"a stray close in a later part is text", []string{"a", "</private> b"}, []string{"a", "</private> b"}, ""},
+		{"plain parts", []string{" a ", "b"}, []string{"a", "b"}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			open := ""
+			for i, part := range c.parts {
+				var kept string
+				kept, open = ScrubPart(open, part)
+				if kept != c.want[i] {
+					t.Errorf("part %d %q kept %q, want %q", i, part, kept, c.want[i])
+				}
+				if tag := Residue(kept); tag != "" {
+					t.Errorf("part %d %q kept a <%s>: %q", i, part, tag, kept)
+				}
+			}
+			if open != c.wantOpened {
+				t.Errorf("left open %q, want %q", open, c.wantOpened)
+			}
+		})
+	}
+}
+
 func FuzzScrub(f *testing.F) {
 	// Seed with every line of a real transcript, the bottle's own fixture.
 	raw, err := os.ReadFile("../testdata/claude-2.1.328.jsonl")
@@ -141,13 +183,13 @@ func FuzzScrub(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, line := range strings.SplitAfter(string(raw), "\n") {
-		f.Add(line)
+		f.Add(line, uint16(len(line)/2))
 	}
 	for _, s := range []string{"<private>a</private>", "<pri<private>x</private>vate>y</private>", "<private x='>'>a</private>", "<private>",
 		"<private>a<private>b</private>c</private>", "a <private", "</private>", adversarial(3)} {
-		f.Add(s)
+		f.Add(s, uint16(len(s)/2))
 	}
-	f.Fuzz(func(t *testing.T, s string) {
+	f.Fuzz(func(t *testing.T, s string, cut uint16) {
 		out := Scrub(s)
 		if len(out) > len(s) {
 			t.Fatalf("Scrub grew its input: %q → %q", s, out)
@@ -158,12 +200,30 @@ func FuzzScrub(f *testing.F) {
 		if strings.TrimSpace(out) != out {
 			t.Fatalf("untrimmed output %q", out)
 		}
+		// In two parts, neither part nor their join keeps a tag, and what
+		// is left open is opening tags alone.
+		at := int(cut) % (len(s) + 1)
+		k1, open := ScrubPart("", s[:at])
+		k2, open2 := ScrubPart(open, s[at:])
+		if tag := Residue(k1 + "\n\n" + k2); tag != "" {
+			t.Fatalf("a <%s> opening tag survived in parts: %q | %q → %q | %q", tag, s[:at], s[at:], k1, k2)
+		}
+		for _, o := range []string{open, open2} {
+			for o != "" {
+				tag := openingAt(o)
+				if tag < 0 || o[1+len(scrubbedTags[tag])] != '>' {
+					t.Fatalf("left open %q is not opening tags", o)
+				}
+				o = o[len(scrubbedTags[tag])+2:]
+			}
+		}
 	})
 }
 
 // FuzzScrubNested wraps a secret in blocks of random tags nested to a
 // random depth, with random text before, between and after them, and
-// asserts the secret never survives in Scrub's output.
+// asserts the secret never survives: not in Scrub's output, and not in any
+// part when the pieces are scrubbed one by one as the parts of a message.
 // The random text inside the blocks holds no '/', so that it closes
 // nothing; anything else in it (opening tags, unfinished attributes) can
 // only hide more.
@@ -203,6 +263,13 @@ func FuzzScrubNested(f *testing.F) {
 		whole := strings.Join(pieces, "")
 		if out := Scrub(whole); strings.Contains(out, secret) {
 			t.Fatalf("the secret survived: %q → %q", whole, out)
+		}
+		open := ""
+		for i, p := range pieces {
+			var kept string
+			if kept, open = ScrubPart(open, p); strings.Contains(kept, secret) {
+				t.Fatalf("the secret survived in part %d of %q: %q", i, pieces, kept)
+			}
 		}
 	})
 }
