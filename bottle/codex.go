@@ -108,10 +108,16 @@ func (t *Transcript) parseCodex(pos int64, line []byte) bool {
 			if l.Metadata.CompactionOutput {
 				return true // the compaction summary, not words said to the person
 			}
+			// The parts are one message, joined before they are scrubbed
+			// (as a prompt's are): an item may carry no id to join them by.
+			var parts []string
 			for _, c := range it.Content {
 				if c.Type == "output_text" {
-					t.addAssistant(pos, ts, it.ID, c.Text)
+					parts = append(parts, c.Text)
 				}
+			}
+			if len(parts) > 0 {
+				t.addAssistant(pos, ts, it.ID, strings.Join(parts, "\n\n"))
 			}
 		}
 	case "function_call":

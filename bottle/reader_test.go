@@ -2,9 +2,12 @@ package bottle
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -154,6 +157,12 @@ func TestCodexReader(t *testing.T) {
 		{"developer dropped", []string{item(`{"type":"message","role":"developer","content":[{"type":"input_text","text":"INJECTED"}]}`)}, ""},
 		{"assistant", []string{item(`{"type":"message","id":"a1","role":"assistant","content":[{"type":"output_text","text":"done"}]}`)}, "assistant:done"},
 		{"compaction output dropped", []string{`{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"SUMMARY"}]},"metadata":{"compaction_output":true}}`}, ""},
+		{"private block across the parts of a message without an id", []string{item(`{"type":"message","role":"assistant","content":[` +
+			`{"type":"output_text","text":"plan <private>SECRET"},{"type":"output_text","text":"SECRET</private> go"}]}`)}, "assistant:plan go"},
+		{"private block across the items of one message id", []string{
+			item(`{"type":"message","id":"a1","role":"assistant","content":[{"type":"output_text","text":"plan <private>SECRET"}]}`),
+			item(`{"type":"message","id":"a1","role":"assistant","content":[{"type":"output_text","text":"SECRET</private> go"}]}`),
+		}, "assistant:plan\n\ngo"},
 		{"function call ok", []string{
 			item(`{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"echo hi\"}","call_id":"c1"}`),
 			item(`{"type":"function_call_output","call_id":"c1","output":"Process exited with code 0\nOutput:\nhi"}`),
@@ -629,5 +638,97 @@ func TestPromptTurns(t *testing.T) {
 	}
 	if res.Task != "/review PR 42" {
 		t.Errorf("task %q, want the command", res.Task)
+	}
+}
+
+// claudeRealLine is a Claude Code 2.1.328 transcript line as the CLI writes
+// it (the shape of testdata/claude-2.1.328.jsonl): an assistant line
+// carries one content block of the message msgID, a user line its content.
+func claudeRealLine(typ, uuid, parent, msgID, content string) string {
+	if typ == "user" {
+		return fmt.Sprintf(`{"parentUuid":%q,"isSidechain":false,"promptId":"p-1","type":"user","message":{"role":"user","content":%s},`+
+			`"uuid":%q,"timestamp":"2026-11-30T01:15:25.999Z","permissionMode":"default","promptSource":"sdk","userType":"external",`+
+			`"entrypoint":"sdk-cli","cwd":"/home/dev/project","sessionId":%q,"version":"2.1.328","gitBranch":"HEAD"}`, parent, content, uuid, session)
+	}
+	return fmt.Sprintf(`{"parentUuid":%q,"isSidechain":false,"message":{"id":%q,"type":"message","role":"assistant","model":"claude-opus-5-5",`+
+		`"content":[%s],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":5,"service_tier":"standard"},`+
+		`"stop_details":null},"requestId":"req_1","type":"assistant","uuid":%q,"timestamp":"2026-11-30T01:15:26.108Z","userType":"external",`+
+		`"entrypoint":"sdk-cli","cwd":"/home/dev/project","sessionId":%q,"version":"2.1.328","gitBranch":"HEAD"}`, parent, msgID, content, uuid, session)
+}
+
+// TestPrivateBlockAcrossLinesOfOneMessage: Claude Code writes one line per
+// content block of a model message, under one message.id, so a private
+// block can open in one line and close in a later one. Nothing between the
+// opening and the closing tag reaches the bottle's files, the render cache
+// or the render's text, whether the lines are read in one render or across
+// two (the cache carrying what was left open), and the words after the
+// close are kept.
+func TestPrivateBlockAcrossLinesOfOneMessage(t *testing.T) {
+	text := func(s string) string { return fmt.Sprintf(`{"type":"text","text":%q}`, s) }
+	lines := []string{
+		claudeRealLine("user", "u1", "", "", `"plan the deploy"`),
+		// msg_1: the block opens after public words, a tool call sits
+		// between the two text blocks, and the block closes in the third.
+		claudeRealLine("assistant", "a1", "u1", "msg_1", text("Here is the plan. <private>the deploy key is SECRET-A1")),
+		claudeRealLine("assistant", "a2", "a1", "msg_1", `{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"make plan"}}`),
+		claudeRealLine("assistant", "a3", "a2", "msg_1", text("SECRET-A2 and the host SECRET-A3</private> Deploy after lunch.")),
+		claudeRealLine("user", "r1", "a3", "", `[{"tool_use_id":"toolu_1","type":"tool_result","content":"ok","is_error":false}]`),
+		// msg_2: the first block keeps nothing, nested blocks close across
+		// three lines.
+		claudeRealLine("assistant", "b1", "r1", "msg_2", text("<private>SECRET-B1 <private>SECRET-B2")),
+		claudeRealLine("assistant", "b2", "b1", "msg_2", text("SECRET-B3</private> SECRET-B4")),
+		claudeRealLine("assistant", "b3", "b2", "msg_2", text("SECRET-B5</private> Public B.")),
+	}
+	public := []string{"Here is the plan.", "Deploy after lunch.", "Public B."}
+	check := func(t *testing.T, where, s string, kept bool) {
+		t.Helper()
+		if strings.Contains(s, "SECRET") {
+			t.Errorf("%s holds a private word:\n%s", where, s)
+		}
+		for _, p := range public {
+			if kept && !strings.Contains(s, p) {
+				t.Errorf("%s lost %q:\n%s", where, p, s)
+			}
+		}
+	}
+	whole := strings.Join(lines, "\n") + "\n"
+
+	t.Run("render", func(t *testing.T) {
+		var tr Transcript
+		if _, err := tr.ReadLines(strings.NewReader(whole), 0); err != nil {
+			t.Fatal(err)
+		}
+		res := Render(Page{SessionID: session, Transcript: &tr}, renderedAt)
+		check(t, "the render's Markdown", string(res.Markdown), true)
+		check(t, "the render's task", res.Task, false)
+	})
+	for _, cut := range []int{len(lines), 2, 6, 7} {
+		t.Run(fmt.Sprintf("files, read to line %d first", cut), func(t *testing.T) {
+			path := writeTranscript(t, strings.Join(lines[:cut], "\n")+"\n")
+			b := &Bottler{Home: t.TempDir(), Clock: newFakeClock()}
+			if _, err := b.Render(context.Background(), session, path); err != nil {
+				t.Fatal(err)
+			}
+			if cut < len(lines) {
+				appendFile(t, path, strings.Join(lines[cut:], "\n")+"\n")
+			}
+			res, err := b.Render(context.Background(), session, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, "the bottle", readBottleAt(t, res.Path), true)
+			check(t, "the task", res.Task, false)
+			err = filepath.WalkDir(b.Home, func(p string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				data, err := os.ReadFile(p)
+				check(t, p, string(data), false)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

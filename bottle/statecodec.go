@@ -233,6 +233,11 @@ func (w *stateWriter) transcript(t *Transcript) error {
 		}
 		w.uint(t.Gemini.Prompt)
 	}
+	w.uint(uint64(len(t.Unclosed)))
+	for id, open := range t.Unclosed {
+		w.str(id)
+		w.str(open)
+	}
 	return nil
 }
 
@@ -335,6 +340,13 @@ func (r *stateReader) transcript(t *Transcript) {
 		}
 		g.Prompt = r.uint()
 		t.Gemini = g
+	}
+	if n := r.count(minSetBytes); n > 0 {
+		t.Unclosed = make(map[string]string, n)
+		for range n {
+			id := r.str()
+			t.Unclosed[id] = r.str()
+		}
 	}
 }
 

@@ -91,6 +91,13 @@ type Transcript struct {
 	// Gemini is the Gemini CLI reader's memory of the messages it has read;
 	// nil for other formats.
 	Gemini *GeminiState `json:"gemini,omitempty"`
+	// Unclosed holds, by message id, what the text of an assistant message
+	// read so far leaves open: the opening tags of its private or injected
+	// blocks still unclosed, as privacy.ScrubPart returns them (tags only,
+	// no text). The message's next part is scrubbed inside them, so the
+	// block's close in a later line does not let its content through. A
+	// message whose text ends outside every block has no key.
+	Unclosed map[string]string `json:"unclosed,omitempty"`
 
 	calls map[string]int // tool-use id → index in Entries; rebuilt on load
 	past  *past          // set when Entries hold only what a routine render lays out again
@@ -164,9 +171,24 @@ func (t *Transcript) retractCommand() {
 
 // addAssistant appends assistant text, joining it to an earlier entry of the
 // same message in the current turn: harnesses log one model message as
-// several lines, one content block each.
+// several lines, one content block each. The parts of one message are
+// scrubbed as one text: a block that one part opens and a later part
+// closes hides what lies between in both, and in the parts between.
 func (t *Transcript) addAssistant(pos int64, ts time.Time, msgID, text string) {
-	text = privacy.Scrub(text)
+	if msgID == "" {
+		text = privacy.Scrub(text)
+	} else {
+		var open string
+		text, open = privacy.ScrubPart(t.Unclosed[msgID], text)
+		if open == "" {
+			delete(t.Unclosed, msgID)
+		} else {
+			if t.Unclosed == nil {
+				t.Unclosed = map[string]string{}
+			}
+			t.Unclosed[msgID] = open
+		}
+	}
 	if text == "" {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/bottle/privacy"
 	"github.com/batonhq/baton/continuity"
 	"github.com/batonhq/baton/internal/runes"
 )
@@ -230,11 +231,12 @@ func fitText(s string) string {
 }
 
 // fitLabel is a harness's label (a PreCompact trigger, a SessionEnd
-// reason) as the service keeps it: fitText's, without surrounding space,
-// cut to continuity.MaxReasonLen characters. A label carries no work, so
-// a junk one must not cost the event its close or its seal.
+// reason) as the service keeps it: fitText's, privacy scrubbed (it is
+// stored in records as it is), without surrounding space, cut to
+// continuity.MaxReasonLen characters. A label carries no work, so a junk
+// one must not cost the event its close or its seal.
 func fitLabel(s string) string {
-	s, _ = runes.Cut(strings.TrimSpace(fitText(s)), continuity.MaxReasonLen)
+	s, _ = runes.Cut(privacy.Scrub(fitText(s)), continuity.MaxReasonLen)
 	return s
 }
 

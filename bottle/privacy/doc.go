@@ -7,6 +7,9 @@
 //
 // Files:
 //
-//	privacy.go       ContextTag, the scrubbed tags, Scrub
-//	privacy_test.go  the tag table and a fuzz target seeded with a real transcript
+//	privacy.go       ContextTag, the scrubbed tags, the one-pass scanner behind
+//	                 Scrub, ScrubPart (a text kept as parts) and Residue
+//	privacy_test.go  the tag table, fuzz targets (one seeded with a real
+//	                 transcript, one hiding a secret in random nesting), and
+//	                 the benchmarks: go test -run '^$' -bench Scrub -benchmem ./bottle/privacy
 package privacy

@@ -1,9 +1,8 @@
 package privacy
 
 import (
-	"regexp"
+	"bytes"
 	"strings"
-	"sync"
 )
 
 // ContextTag is the tag baton wraps around every block of context it injects
@@ -13,8 +12,9 @@ const ContextTag = "baton-context"
 
 // scrubbedTags are the tags whose whole content Scrub removes: the user's
 // private blocks, harness-injected reminders and instructions, persisted tool
-// output, and baton's own injected context.
-var scrubbedTags = []string{
+// output, and baton's own injected context. They are lower-case ASCII, and
+// no name is a prefix of another.
+var scrubbedTags = [...]string{
 	"private",
 	"system-reminder",
 	"system_instruction",
@@ -23,134 +23,287 @@ var scrubbedTags = []string{
 	ContextTag,
 }
 
-// tagPatterns are a scrubbed tag's two patterns, at the same index as the
-// tag in scrubbedTags.
-//
-// scrub matches one complete element of the tag. The match is non-greedy so
-// two private blocks do not swallow the text between them, and the opening
-// tag may carry attributes.
-//
-// open matches the start of an opening tag: the name followed by '>' or by
-// white space (attributes, possibly never finished). Whatever such a tag
-// opens and no closing tag ends runs to the end of the text, so Scrub
-// removes it all: the filter fails closed.
-//
-// A tag's patterns are compiled the first time a text holds the tag: a
-// process that filters none (most hook processes) compiles none, one that
-// meets a private block compiles its two.
-type tagPatterns struct{ scrub, open *regexp.Regexp }
-
-var patterns = func() []func() tagPatterns {
-	out := make([]func() tagPatterns, len(scrubbedTags))
-	for i, tag := range scrubbedTags {
-		out[i] = sync.OnceValue(func() tagPatterns {
-			name := tagName(tag)
-			return tagPatterns{
-				scrub: regexp.MustCompile(`(?s)<` + name + `(?:\s[^>]*)?>.*?</` + name + `\s*>`),
-				open:  regexp.MustCompile(`<` + name + `(?:\s|>)`),
-			}
-		})
+// maxName is the length of the longest scrubbed tag's name.
+var maxName = func() int {
+	n := 0
+	for _, tag := range scrubbedTags {
+		n = max(n, len(tag))
 	}
-	return out
+	return n
 }()
 
-// tagName is the pattern of a tag's name. Tag names match ASCII
-// case-insensitively and nothing else: Go's (?i) would also fold 'ſ' to 's',
-// which the cheap strings.ToLower pre-check in Scrub cannot see, and the
-// filter and Residue must agree on what a tag is.
-func tagName(tag string) string {
-	var name strings.Builder
-	for _, c := range []byte(tag) { // the tags are lower-case ASCII
-		if 'a' <= c && c <= 'z' {
-			name.WriteString("[" + string(c) + string(c-'a'+'A') + "]")
-		} else {
-			name.WriteString(regexp.QuoteMeta(string(c)))
+// A tag is '<', a scrubbed tag's name, and a byte that ends the name: white
+// space or '>' for an opening tag (whose attributes run to the next '>'),
+// optional white space and '>' for a closing tag "</name>". Names match
+// ASCII case-insensitively and nothing else (no Unicode folding of 'ſ' to
+// 's'): Scrub and Residue must agree on what a tag is. A name followed by
+// anything else ("<private/>", "<privateer>", "<private" at the very end)
+// is no tag.
+
+// endsName reports whether c ends a tag name in an opening tag. The white
+// space is that of regular expressions' \s.
+func endsName(c byte) bool {
+	return c == '>' || isSpace(c)
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' }
+
+// hasName reports whether s starts with tag, ASCII case-insensitively.
+func hasName[T string | []byte](s T, tag string) bool {
+	if len(s) < len(tag) {
+		return false
+	}
+	for i := range len(tag) {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != tag[i] {
+			return false
 		}
 	}
-	return name.String()
+	return true
+}
+
+// nameAt returns the index in scrubbedTags of the tag whose name s starts
+// with, followed by a byte that ends an opening tag's name, or -1.
+func nameAt(s string) int {
+	for i, tag := range scrubbedTags {
+		if len(s) > len(tag) && endsName(s[len(tag)]) && hasName(s, tag) {
+			return i
+		}
+	}
+	return -1
+}
+
+// openingAt returns the tag of the opening tag that s starts with, or -1.
+func openingAt(s string) int {
+	if len(s) < 2 || s[0] != '<' {
+		return -1
+	}
+	return nameAt(s[1:])
+}
+
+// closingAt returns the tag of the closing tag that s starts with and the
+// tag's length, or -1 and 0.
+func closingAt(s string) (tag, n int) {
+	if len(s) < 3 || s[0] != '<' || s[1] != '/' {
+		return -1, 0
+	}
+	for i, name := range scrubbedTags {
+		if !hasName(s[2:], name) {
+			continue
+		}
+		j := 2 + len(name)
+		for j < len(s) && isSpace(s[j]) {
+			j++
+		}
+		if j < len(s) && s[j] == '>' {
+			return i, j + 1
+		}
+		return -1, 0 // no other name matches: none is a prefix of another
+	}
+	return -1, 0
+}
+
+// openingTail returns where the opening tag that out ends with starts, and
+// its tag, or -1 and -1. out's last byte is one that ends a name, so only
+// the last longest-name-plus-two bytes are looked at.
+func openingTail(out []byte) (start, tag int) {
+	end := len(out) - 1
+	for i, name := range scrubbedTags {
+		if at := end - len(name) - 1; at >= 0 && out[at] == '<' && hasName(out[at+1:end], name) {
+			return at, i
+		}
+	}
+	return -1, -1
+}
+
+// scrubber is one pass of Scrub over a text: the bytes kept so far, and the
+// tags of the blocks open at the scan's position, outermost first.
+type scrubber struct {
+	out   []byte
+	open  []uint8 // indices in scrubbedTags
+	blank bool    // the outermost open block began right after a blank
+	// lt is the index in out of its last '<' if that is among its last
+	// maxName+1 bytes, where a name kept next may still finish a tag, else -1.
+	lt int
+	// opened counts the open blocks of each tag: a closing tag of a tag
+	// with none open is ignored without walking the stack.
+	opened [len(scrubbedTags)]int
+}
+
+func newScrubber(n int) *scrubber {
+	return &scrubber{out: make([]byte, 0, n), lt: -1}
+}
+
+// scrub scans s once. Outside a block every byte is kept, and an opening
+// tag is looked for where it would be read, in the kept text's tail: a tag
+// formed by the text on the two sides of a removed block
+// ("<pri<private>x</private>vate>") is found in the same pass, so the pass
+// never has to be repeated and its cost is linear. Inside a block bytes are
+// dropped, opening tags nest and closing tags unnest, and the block ends
+// when its outermost tag closes. An opening tag that never finishes, and a
+// block that never ends, take the rest of s.
+func (sc *scrubber) scrub(s string) {
+	for i := 0; i < len(s); {
+		if len(sc.open) == 0 {
+			i = sc.keep(s, i)
+			continue
+		}
+		j := strings.IndexByte(s[i:], '<')
+		if j < 0 {
+			return // the block never ends
+		}
+		i += j
+		if tag, n := closingAt(s[i:]); tag >= 0 {
+			i += n
+			if sc.close(tag) && sc.blank && i < len(s) && isBlank(s[i]) {
+				i++ // blanks on both sides of the block: keep the one before
+			}
+			continue
+		}
+		if tag := openingAt(s[i:]); tag >= 0 {
+			i += 1 + len(scrubbedTags[tag])
+			i = sc.enter(s, i+1, s[i], tag)
+			continue
+		}
+		i++
+	}
+}
+
+// keep keeps the bytes of s from i on, outside any block, until one
+// completes an opening tag in out, and returns where that tag's block
+// starts, or len(s).
+func (sc *scrubber) keep(s string, i int) int {
+	for i < len(s) {
+		if sc.lt < len(sc.out)-maxName-1 {
+			// No byte before the next '<' can finish a tag: keep them whole.
+			j := strings.IndexByte(s[i:], '<')
+			if j < 0 {
+				sc.out = append(sc.out, s[i:]...)
+				return len(s)
+			}
+			sc.out = append(sc.out, s[i:i+j]...)
+			i += j
+		}
+		c := s[i]
+		sc.out = append(sc.out, c)
+		i++
+		if c == '<' {
+			sc.lt = len(sc.out) - 1
+			continue
+		}
+		if !endsName(c) {
+			continue
+		}
+		start, tag := openingTail(sc.out)
+		if tag < 0 {
+			continue
+		}
+		sc.blank = start > 0 && isBlank(sc.out[start-1])
+		sc.out = sc.out[:start]
+		from := max(0, start-maxName-1)
+		sc.lt = -1
+		if k := bytes.LastIndexByte(sc.out[from:], '<'); k >= 0 {
+			sc.lt = from + k
+		}
+		return sc.enter(s, i, c, tag)
+	}
+	return i
+}
+
+// enter opens a block of tag whose name was ended by c at s[i-1], and
+// returns where its content starts: after the opening tag's attributes, or
+// at the end of s when no '>' ends them.
+func (sc *scrubber) enter(s string, i int, c byte, tag int) int {
+	sc.open = append(sc.open, uint8(tag))
+	sc.opened[tag]++
+	if c == '>' {
+		return i
+	}
+	if j := strings.IndexByte(s[i:], '>'); j >= 0 {
+		return i + j + 1
+	}
+	return len(s)
+}
+
+// close ends the innermost open block of tag and every block opened inside
+// it; a closing tag of a tag not open is text inside the block. It reports
+// whether that ended the outermost block.
+func (sc *scrubber) close(tag int) bool {
+	if sc.opened[tag] == 0 {
+		return false
+	}
+	for {
+		k := len(sc.open) - 1
+		t := sc.open[k]
+		sc.open = sc.open[:k]
+		sc.opened[t]--
+		if int(t) == tag {
+			return k == 0
+		}
+	}
 }
 
 // Scrub removes every private and injected block from s and trims the
 // surrounding white space. It is the one privacy filter of baton: every
 // rendered message and every persisted piece of user text passes through it.
-// An opening tag that no closing tag ends removes everything after it. A
-// result that is empty means the text held nothing that may be kept.
+// Blocks nest: a block ends at the closing tag of its own opening tag, not
+// at the first closing tag of its name. An opening tag that no closing tag
+// ends removes everything after it. A block that stood between two blanks
+// leaves one of them: "a <private>x</private> b" reads "a b", never with a
+// double space the person did not type. Every other byte of s is kept as it
+// was, and a closing tag outside any block is kept as text. A result that is
+// empty means the text held nothing that may be kept.
 func Scrub(s string) string {
-	if !strings.Contains(s, "<") {
+	if strings.IndexByte(s, '<') < 0 {
 		return strings.TrimSpace(s)
 	}
-	// Repeat until nothing matches: removing one element can join the text
-	// around it into a new one ("<pri<private>x</private>vate>y</private>"),
-	// and that must not survive. Every pass shortens s, so this ends.
-	lower := strings.ToLower(s)
-	for changed := true; changed; {
-		changed = false
-		for i, tag := range scrubbedTags {
-			if !strings.Contains(lower, "<"+tag) {
-				continue
-			}
-			if out := remove(s, patterns[i]().scrub.FindAllStringIndex(s, -1)); len(out) != len(s) {
-				s, changed = out, true
-				lower = strings.ToLower(s)
-			}
-		}
-	}
-	// What is left of an opening tag is unclosed: cut at the earliest.
-	if i := openTag(s, lower); i >= 0 {
-		s = s[:i]
-	}
-	return strings.TrimSpace(s)
+	sc := newScrubber(len(s))
+	sc.scrub(s)
+	return strings.TrimSpace(string(sc.out))
 }
 
-// remove cuts the matched elements out of s. An element that stood between
-// two blanks leaves one of them, not both: "a <private>x</private> b" reads
-// "a b", never with a double space the person did not type. Every other byte
-// of s is kept as it was.
-func remove(s string, locs [][]int) string {
-	if len(locs) == 0 {
-		return s
+// ScrubPart scrubs s, one part of a text that a reader keeps as parts
+// joined by line breaks (one model message that a harness writes as
+// several transcript lines, one content block each), so that no part keeps
+// anything between an opening tag and its closing tag, whichever parts they
+// fall in. open is what the parts before s left open, as ScrubPart returned
+// it ("" for a first part); the result's open is what s leaves open for the
+// next part: the opening tags of the blocks still unclosed, outermost first
+// ("<private>"), and no text. The line break that will follow s ends a tag
+// name at s's end, as it would in the joined text.
+func ScrubPart(open, s string) (kept, stillOpen string) {
+	if open == "" && strings.IndexByte(s, '<') < 0 {
+		return strings.TrimSpace(s), ""
 	}
+	sc := newScrubber(len(open) + len(s) + 1)
+	sc.scrub(open + s + "\n")
 	var b strings.Builder
-	b.Grow(len(s))
-	last := 0
-	for _, loc := range locs {
-		start, end := loc[0], loc[1]
-		b.WriteString(s[last:start])
-		if start > 0 && end < len(s) && isBlank(s[start-1]) && isBlank(s[end]) {
-			end++ // both sides blank: keep the one before
-		}
-		last = end
+	for _, tag := range sc.open {
+		b.WriteString("<" + scrubbedTags[tag] + ">")
 	}
-	b.WriteString(s[last:])
-	return b.String()
+	return strings.TrimSpace(string(sc.out)), b.String()
 }
 
-func isBlank(c byte) bool { return c == ' ' || c == '\t' }
-
-// openTag returns the index of the earliest opening tag of a scrubbed tag in
-// s, or -1; lower is strings.ToLower(s).
-func openTag(s, lower string) int {
-	first := -1
-	for i, tag := range scrubbedTags {
-		if !strings.Contains(lower, "<"+tag) {
-			continue
-		}
-		if loc := patterns[i]().open.FindStringIndex(s); loc != nil && (first < 0 || loc[0] < first) {
-			first = loc[0]
-		}
-	}
-	return first
-}
-
-// Residue returns a scrubbed tag of which s still holds a complete element
-// or an opening tag, or "" when it holds neither. Scrub's output always
-// answers "": every path that stores or renders text checks that invariant
-// with it (the fuzz targets of this package and of the bottle readers).
+// Residue returns a scrubbed tag of which s still holds an opening tag (as
+// every complete element does), or "" when it holds none. A closing tag
+// alone hides nothing and is not residue. Scrub's output always answers
+// "": every path that stores or renders text checks that invariant with it
+// (the fuzz targets of this package and of the bottle readers).
 func Residue(s string) string {
-	for i := range scrubbedTags {
-		if p := patterns[i](); p.scrub.MatchString(s) || p.open.MatchString(s) {
-			return scrubbedTags[i]
+	for i := strings.IndexByte(s, '<'); i >= 0; {
+		if tag := openingAt(s[i:]); tag >= 0 {
+			return scrubbedTags[tag]
 		}
+		j := strings.IndexByte(s[i+1:], '<')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
 	}
 	return ""
 }
