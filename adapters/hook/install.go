@@ -170,7 +170,9 @@ func plan(o InstallOptions, install bool) (*InstallPlan, error) {
 		return nil, err
 	}
 	if !install {
-		trust.After = removeTrust(trust.Before, path)
+		if trust.After, err = removeTrust(trust.Path, trust.Before, path); err != nil {
+			return nil, err
+		}
 		p.Changes = append(p.Changes, trust)
 		return p, nil
 	}

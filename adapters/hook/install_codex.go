@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/batonhq/baton/continuity"
 )
@@ -25,7 +23,8 @@ import (
 //
 // config.toml is edited as text, not through a TOML library: the module has
 // none, a parser that re-renders would lose the user's comments and layout,
-// and the edit is small. Each trust entry baton writes is a stanza of three
+// and the edit is small; install_toml.go's scanner finds the tables and
+// refuses a file it would break. Each trust entry baton writes is a stanza of three
 // lines, the marker comment, the table header and trusted_hash, appended at
 // the end of the file after a blank line. Uninstall removes the stanzas that
 // carry the marker with the blank line before each, and nothing else. The
@@ -121,34 +120,64 @@ func (h *Harness) trustEntries(path string, src []byte) ([]trustEntry, error) {
 }
 
 // trustStanza is a trust table found in config.toml: lines[first:last+1],
-// with the marker line first when it is baton's.
+// with the marker line first when it is baton's; header is the line of its
+// [hooks.state."key"] header.
 type trustStanza struct {
-	first, last int
-	entry       trustEntry
-	mine        bool
+	first, last, header int
+	entry               trustEntry
+	mine                bool
 }
 
-// scanTrust finds the [hooks.state."…"] tables in lines.
-func scanTrust(lines []string) []trustStanza {
-	var out []trustStanza
-	for i, line := range lines {
-		key, ok := stateHeader(line)
-		if !ok {
-			continue
-		}
-		s := trustStanza{first: i, last: i, entry: trustEntry{key: key}}
-		for j := i + 1; j < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[j]), "["); j++ {
-			if hash, ok := trustedHash(lines[j]); ok {
-				s.entry.hash, s.last = hash, j
-				break
-			}
-		}
-		if i > 0 && strings.TrimSpace(lines[i-1]) == trustMarker && s.last == i+1 {
-			s.first, s.mine = i-1, true
-		}
-		out = append(out, s)
+// trustFile is a config.toml split into lines, with its trust tables.
+type trustFile struct {
+	lines   []string
+	stanzas []trustStanza
+}
+
+// parseTrustFile reads config.toml (at path, holding src). It refuses what
+// the scanner can tell is not TOML, and a file that defines hooks or
+// hooks.state other than as [hooks.state."…"] tables (an inline table,
+// dotted keys, a key = value under [hooks.state], an array of tables):
+// tables appended beside those would define the same key twice.
+func parseTrustFile(path string, src []byte) (*trustFile, error) {
+	sts, err := scanTOML(path, src)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	f := &trustFile{lines: textLines(string(src))}
+	for i, st := range sts {
+		full := st.path()
+		inHooks := len(full) > 0 && full[0] == "hooks"
+		inState := len(full) > 1 && inHooks && full[1] == "state"
+		switch {
+		case st.header && st.array && inHooks && (len(full) == 1 || inState && len(full) <= 3):
+			return nil, malformed("%s: line %d: [[%s]] makes it an array of tables, which baton does not edit (Codex reads hooks.state as tables [hooks.state.\"…\"])", path, st.line+1, dottedKey(full))
+		case !st.header && (inHooks && len(full) == 1 || inState && len(st.table) < 3):
+			return nil, malformed("%s: line %d: %s = … defines %s in a form baton does not edit; write each trust entry as a table [hooks.state.\"…\"] with trusted_hash in it, then run baton again", path, st.line+1, dottedKey(st.key), dottedKey(full[:min(len(full), 2)]))
+		case st.header && !st.array && len(full) == 3 && inState:
+			f.stanzas = append(f.stanzas, f.stanza(sts[i:]))
+		}
+	}
+	return f, nil
+}
+
+// stanza is the trust table headed by sts[0].
+func (f *trustFile) stanza(sts []tomlStatement) trustStanza {
+	h := sts[0]
+	s := trustStanza{first: h.line, last: h.line, header: h.line, entry: trustEntry{key: h.key[2]}}
+	for _, st := range sts[1:] {
+		if st.header {
+			break
+		}
+		if len(st.key) == 1 && st.key[0] == "trusted_hash" && st.isStr {
+			s.entry.hash, s.last = st.str, st.line
+			break
+		}
+	}
+	if h.line > 0 && strings.TrimSpace(f.lines[h.line-1]) == trustMarker && s.last == h.line+1 {
+		s.first, s.mine = h.line-1, true
+	}
+	return s
 }
 
 // addTrust returns config.toml (at path, holding src) trusting want for the
@@ -157,15 +186,14 @@ func scanTrust(lines []string) []trustStanza {
 // already trust with the same hash is left to them; with another hash it is
 // a conflict, since Codex would read the file as defining the table twice.
 func addTrust(path string, src []byte, hooksPath string, want []trustEntry) ([]byte, error) {
-	if !utf8.Valid(src) {
-		return nil, malformed("%s is not UTF-8 text", path)
+	f, err := parseTrustFile(path, src)
+	if err != nil {
+		return nil, err
 	}
-	lines := textLines(string(src))
-	stanzas := scanTrust(lines)
 	var need, have []trustEntry
 next:
 	for _, w := range want {
-		for _, s := range stanzas {
+		for _, s := range f.stanzas {
 			switch {
 			case s.mine || s.entry.key != w.key:
 			case s.entry.hash == w.hash:
@@ -177,7 +205,7 @@ next:
 		}
 		need = append(need, w)
 	}
-	for _, s := range stanzas {
+	for _, s := range f.stanzas {
 		if s.mine && ownsKey(s.entry.key, hooksPath) {
 			have = append(have, s.entry)
 		}
@@ -185,14 +213,17 @@ next:
 	if slices.Equal(have, need) {
 		return src, nil
 	}
-	text := strings.Join(dropTrust(lines, stanzas, hooksPath), "")
+	text := strings.Join(f.drop(hooksPath), "")
 	nl := "\n"
 	if strings.Contains(text, "\r\n") {
 		nl = "\r\n"
 	}
+	// A file without a final newline keeps its absence: the stanzas go
+	// after a newline, the last one without its own.
+	final := text == "" || strings.HasSuffix(text, "\n")
 	var b strings.Builder
 	b.WriteString(text)
-	if text != "" && !strings.HasSuffix(text, "\n") {
+	if !final {
 		b.WriteString(nl)
 	}
 	for _, e := range need {
@@ -201,25 +232,34 @@ next:
 		}
 		b.WriteString(trustMarker + nl + "[hooks.state." + quoteTOML(e.key) + "]" + nl + "trusted_hash = " + quoteTOML(e.hash) + nl)
 	}
-	return []byte(b.String()), nil
-}
-
-// removeTrust returns config.toml without baton's stanzas for the
-// hooks.json at hooksPath; nil stays nil (no file).
-func removeTrust(src []byte, hooksPath string) []byte {
-	if src == nil {
-		return nil
+	out := b.String()
+	if !final {
+		out = strings.TrimSuffix(out, nl)
 	}
-	lines := textLines(string(src))
-	return []byte(strings.Join(dropTrust(lines, scanTrust(lines), hooksPath), ""))
+	return []byte(out), nil
 }
 
-// dropTrust removes baton's stanzas for hooksPath from lines, each with the
-// blank line addTrust wrote before it (after it, for one that opens the
-// file).
-func dropTrust(lines []string, stanzas []trustStanza, hooksPath string) []string {
-	for i := len(stanzas) - 1; i >= 0; i-- {
-		s := stanzas[i]
+// removeTrust returns config.toml (at path, holding src) without baton's
+// stanzas for the hooks.json at hooksPath; nil stays nil (no file).
+func removeTrust(path string, src []byte, hooksPath string) ([]byte, error) {
+	if src == nil {
+		return nil, nil
+	}
+	f, err := parseTrustFile(path, src)
+	if err != nil {
+		return nil, err
+	}
+	return []byte(strings.Join(f.drop(hooksPath), "")), nil
+}
+
+// drop returns f's lines without baton's stanzas for hooksPath, each with
+// the blank line addTrust wrote before it (after it, for one that opens the
+// file). A stanza that ended the file without a final newline takes the
+// newline addTrust wrote before it.
+func (f *trustFile) drop(hooksPath string) []string {
+	lines := slices.Clone(f.lines)
+	for i := len(f.stanzas) - 1; i >= 0; i-- {
+		s := f.stanzas[i]
 		if !s.mine || !ownsKey(s.entry.key, hooksPath) {
 			continue
 		}
@@ -230,134 +270,14 @@ func dropTrust(lines []string, stanzas []trustStanza, hooksPath string) []string
 		case first == 0 && last+1 < len(lines) && strings.TrimSpace(lines[last+1]) == "":
 			last++
 		}
+		unterminated := last == len(lines)-1 && !strings.HasSuffix(lines[last], "\n")
 		lines = append(lines[:first], lines[last+1:]...)
+		if n := len(lines); unterminated && n > 0 {
+			lines[n-1] = strings.TrimSuffix(strings.TrimSuffix(lines[n-1], "\n"), "\r")
+		}
 	}
 	return lines
 }
 
 // ownsKey reports whether a trust key belongs to the hooks.json at path.
 func ownsKey(key, path string) bool { return strings.HasPrefix(key, path+":") }
-
-// stateHeader returns the key of a `[hooks.state."key"]` table header line
-// (the key a basic or a literal string; hooks and state bare, as Codex
-// writes them).
-func stateHeader(line string) (string, bool) {
-	s := strings.TrimSpace(line)
-	if !strings.HasPrefix(s, "[") || strings.HasPrefix(s, "[[") {
-		return "", false
-	}
-	s = strings.TrimLeft(s[1:], " \t")
-	for _, part := range []string{"hooks", "state"} {
-		rest, ok := strings.CutPrefix(s, part)
-		if !ok {
-			return "", false
-		}
-		if rest, ok = strings.CutPrefix(strings.TrimLeft(rest, " \t"), "."); !ok {
-			return "", false
-		}
-		s = strings.TrimLeft(rest, " \t")
-	}
-	key, rest, ok := tomlString(s)
-	if !ok {
-		return "", false
-	}
-	if rest, ok = strings.CutPrefix(strings.TrimLeft(rest, " \t"), "]"); !ok || !tomlLineEnd(rest) {
-		return "", false
-	}
-	return key, true
-}
-
-// trustedHash returns the value of a `trusted_hash = "…"` line.
-func trustedHash(line string) (string, bool) {
-	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "trusted_hash")
-	if !ok {
-		return "", false
-	}
-	if rest, ok = strings.CutPrefix(strings.TrimLeft(rest, " \t"), "="); !ok {
-		return "", false
-	}
-	v, rest, ok := tomlString(strings.TrimLeft(rest, " \t"))
-	if !ok || !tomlLineEnd(rest) {
-		return "", false
-	}
-	return v, true
-}
-
-// tomlLineEnd reports whether rest, after a value, holds only blanks and a
-// comment.
-func tomlLineEnd(rest string) bool {
-	rest = strings.TrimSpace(rest)
-	return rest == "" || strings.HasPrefix(rest, "#")
-}
-
-// tomlString reads a one-line TOML basic ("…", with escapes) or literal
-// ('…') string at the start of s and returns it and what follows.
-func tomlString(s string) (val, rest string, ok bool) {
-	if strings.HasPrefix(s, "'") {
-		end := strings.IndexByte(s[1:], '\'')
-		if end < 0 {
-			return "", "", false
-		}
-		return s[1 : 1+end], s[2+end:], true
-	}
-	if !strings.HasPrefix(s, `"`) {
-		return "", "", false
-	}
-	var b strings.Builder
-	for i := 1; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '"':
-			return b.String(), s[i+1:], true
-		case '\\':
-			if i+1 == len(s) {
-				return "", "", false
-			}
-			i++
-			switch e := s[i]; e {
-			case 'b', 't', 'n', 'f', 'r', '"', '\\':
-				b.WriteByte(tomlEscapes[e])
-			case 'u', 'U':
-				n := 4
-				if e == 'U' {
-					n = 8
-				}
-				if i+n >= len(s) {
-					return "", "", false
-				}
-				r, err := strconv.ParseUint(s[i+1:i+1+n], 16, 32)
-				if err != nil {
-					return "", "", false
-				}
-				b.WriteRune(rune(r))
-				i += n
-			default:
-				return "", "", false
-			}
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return "", "", false
-}
-
-// tomlEscapes maps the letter after a backslash to the byte it stands for.
-var tomlEscapes = map[byte]byte{'b': '\b', 't': '\t', 'n': '\n', 'f': '\f', 'r': '\r', '"': '"', '\\': '\\'}
-
-// quoteTOML quotes s as a TOML basic string.
-func quoteTOML(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}

@@ -323,7 +323,11 @@ func TestInstallReplacesItsOwnEntries(t *testing.T) {
 
 func trustKeys(toml string) []string {
 	var keys []string
-	for _, s := range scanTrust(textLines(toml)) {
+	f, err := parseTrustFile("config.toml", []byte(toml))
+	if err != nil {
+		return []string{err.Error()}
+	}
+	for _, s := range f.stanzas {
 		if s.mine {
 			keys = append(keys, s.entry.key)
 		}
