@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,15 +24,20 @@ import (
 // shown (Diff) or applied (Apply: a backup of each file it changes, then an
 // atomic replace).
 //
-// Which entries are baton's: in a harness that nests handlers in matcher
-// groups, a group holding exactly one handler whose command ends in
-// " hook KIND --harness NAME"; elsewhere, such a handler. Install replaces
-// the first of them in place when it differs from what it would write (a
-// moved binary, a changed timeout) and drops any further ones, else appends
-// one entry at the end of the event's list, so other hooks keep their
-// positions (Codex's trust entries are keyed by position). Uninstall removes
-// them, then the event's list if it left it empty, then "hooks" if it left
-// that empty: install then uninstall gives back the same bytes for a file
+// Which handlers are baton's: those whose whole command is one absolute
+// path, bare or quoted as install quotes it, followed by " hook KIND
+// --harness NAME" (a wrapper such as "cd /w && baton hook …" is the
+// person's). In a harness that nests handlers in matcher groups, a group
+// holding only baton's handler (and no key but "matcher" and "hooks") is
+// baton's entry; baton's handler in a group the person added handlers to
+// is baton's alone, the group the person's. Install replaces the first of
+// baton's handlers in place when it differs from what it would write (a
+// moved binary, a changed timeout; for baton's own group a changed matcher
+// too) and drops any further ones, else appends one entry at the end of the
+// event's list, so other hooks keep their positions (Codex's trust entries
+// are keyed by position). Uninstall removes them (a shared group loses only
+// baton's handler), then the event's list if it left it empty, then "hooks"
+// if it left that empty: install then uninstall gives back the same bytes for a file
 // laid out as install writes (and the same JSON value for any other). A
 // list or "hooks" object that was empty before install is gone after
 // uninstall: for the harnesses, absent and empty mean the same.
@@ -284,34 +290,69 @@ func (h *Harness) locate(d *jsonDoc, ev EventName) (hooks, list *jsonNode, err e
 	return hooks, list, nil
 }
 
-// mine lists the indices of baton's entries for ev in list.
-func (h *Harness) mine(d *jsonDoc, list *jsonNode, ev EventName) []int {
-	var idx []int
-	for i, item := range list.items {
-		if h.isMine(d, item, ev) {
-			idx = append(idx, i)
-		}
-	}
-	return idx
+// batonAt is where one of baton's handlers is in an event's list: entry
+// entry, and in a nested harness its handler handler. whole marks an entry
+// that is baton's alone, as install writes it (in a nested harness, a group
+// holding only baton's handler and no key but "matcher" and "hooks").
+type batonAt struct {
+	entry, handler int
+	whole          bool
 }
 
-func (h *Harness) isMine(d *jsonDoc, entry *jsonNode, ev EventName) bool {
-	handler := entry
-	if h.Install.Nested {
-		if entry.delim != '{' {
-			return false
+// mine lists where baton's handlers for ev are in list, in order.
+func (h *Harness) mine(d *jsonDoc, list *jsonNode, ev EventName) []batonAt {
+	var out []batonAt
+	for i, item := range list.items {
+		if !h.Install.Nested {
+			if h.isMine(d, item, ev) {
+				out = append(out, batonAt{entry: i, whole: true})
+			}
+			continue
 		}
-		hs, _ := d.member(entry, "hooks")
-		if hs == nil || hs.delim != '[' || len(hs.items) != 1 {
-			return false
+		hs := d.groupHandlers(item)
+		if hs == nil {
+			continue
 		}
-		handler = hs.items[0]
+		for j, handler := range hs.items {
+			if h.isMine(d, handler, ev) {
+				whole := len(hs.items) == 1 && !slices.ContainsFunc(item.keys, func(k string) bool { return k != "matcher" && k != "hooks" })
+				out = append(out, batonAt{entry: i, handler: j, whole: whole})
+			}
+		}
 	}
+	return out
+}
+
+// groupHandlers is a group's "hooks" list; nil when it has none.
+func (d *jsonDoc) groupHandlers(group *jsonNode) *jsonNode {
+	if group.delim != '{' {
+		return nil
+	}
+	hs, _ := d.member(group, "hooks")
+	if hs == nil || hs.delim != '[' {
+		return nil
+	}
+	return hs
+}
+
+// isMine reports whether handler is baton's for ev: its whole command is
+// one absolute path, bare or quoted as quotePath quotes it, followed by
+// commandTail. A command that merely ends that way (a wrapper, "cd /w &&
+// baton …", a relative path) is the person's.
+func (h *Harness) isMine(d *jsonDoc, handler *jsonNode, ev EventName) bool {
 	if handler.delim != '{' {
 		return false
 	}
 	cmd, _ := d.member(handler, h.commandKey())
-	return cmd != nil && cmd.isStr && strings.HasSuffix(cmd.str, h.commandTail(ev.Kind))
+	if cmd == nil || !cmd.isStr {
+		return false
+	}
+	head, ok := strings.CutSuffix(cmd.str, h.commandTail(ev.Kind))
+	if !ok {
+		return false
+	}
+	path, ok := unquotePath(head)
+	return ok && absolutePath(path)
 }
 
 // commandKey is the handler field holding the command baton recognizes:
@@ -330,8 +371,8 @@ func (h *Harness) commandTail(kind continuity.HookKind) string {
 	return " hook " + string(kind) + " --harness " + h.Name
 }
 
-// entry is what install writes into ev's list.
-func (h *Harness) entry(ev EventName, binary string) any {
+// handler is the handler install writes for ev.
+func (h *Harness) handler(ev EventName, binary string) (jsonObj, error) {
 	t := table()
 	handler := make(jsonObj, 0, len(h.Install.Handler))
 	for _, f := range h.Install.Handler {
@@ -347,6 +388,12 @@ func (h *Harness) entry(ev EventName, binary string) any {
 		}
 		handler = append(handler, jsonKV{f.Key, v})
 	}
+	return handler, nil
+}
+
+// entry is what install writes into ev's list for handler: the handler, or
+// in a nested harness a group holding it under ev's matcher.
+func (h *Harness) entry(ev EventName, handler jsonObj) any {
 	if !h.Install.Nested {
 		return handler
 	}
@@ -364,7 +411,11 @@ func (h *Harness) install(path string, src []byte, binary string) ([]byte, error
 		return nil, err
 	}
 	for _, ev := range h.registered() {
-		want := h.entry(ev, binary)
+		handler, err := h.handler(ev, binary)
+		if err != nil {
+			return nil, err
+		}
+		want := h.entry(ev, handler)
 		hooks, list, err := h.locate(d, ev)
 		switch {
 		case err != nil:
@@ -374,7 +425,7 @@ func (h *Harness) install(path string, src []byte, binary string) ([]byte, error
 		case list == nil:
 			err = d.insertLast(hooks, ev.Name, []any{want})
 		default:
-			err = h.place(d, ev, want)
+			err = h.place(d, ev, want, handler)
 		}
 		if err != nil {
 			return nil, err
@@ -383,16 +434,22 @@ func (h *Harness) install(path string, src []byte, binary string) ([]byte, error
 	return d.src, nil
 }
 
-// place makes baton's first entry in ev's list equal want (appending it when
-// there is none) and removes any other.
-func (h *Harness) place(d *jsonDoc, ev EventName, want any) error {
+// place makes baton's first handler in ev's list equal handler (appending
+// want, its entry, when there is none) and removes any other. An entry of
+// baton's alone is replaced whole (a new matcher too); in a group the
+// person shares with it, only baton's handler is.
+func (h *Harness) place(d *jsonDoc, ev EventName, want any, handler jsonObj) error {
 	_, list, _ := h.locate(d, ev)
 	mine := h.mine(d, list, ev)
-	switch {
-	case len(mine) == 0:
+	if len(mine) == 0 {
 		return d.insertLast(list, "", want)
-	case !d.equal(list.items[mine[0]], want):
-		if err := d.replaceItem(list, mine[0], want); err != nil {
+	}
+	c, i, v := list, mine[0].entry, want
+	if !mine[0].whole {
+		c, i, v = d.groupHandlers(list.items[i]), mine[0].handler, handler
+	}
+	if !d.equal(c.items[i], v) {
+		if err := d.replaceItem(c, i, v); err != nil {
 			return err
 		}
 	}
@@ -400,8 +457,9 @@ func (h *Harness) place(d *jsonDoc, ev EventName, want any) error {
 	return err
 }
 
-// removeMine removes baton's entries for ev after the first keep, the last
-// first, and returns how many it removed.
+// removeMine removes baton's handlers for ev after the first keep, the last
+// first, and returns how many it removed: an entry of baton's alone goes
+// whole; from a group the person shares with it, only baton's handler.
 func (h *Harness) removeMine(d *jsonDoc, ev EventName, keep int) (int, error) {
 	for n := 0; ; n++ {
 		_, list, err := h.locate(d, ev)
@@ -412,7 +470,13 @@ func (h *Harness) removeMine(d *jsonDoc, ev EventName, keep int) (int, error) {
 		if len(mine) <= keep {
 			return n, nil
 		}
-		if err := d.removeItem(list, mine[len(mine)-1]); err != nil {
+		at := mine[len(mine)-1]
+		if at.whole {
+			err = d.removeItem(list, at.entry)
+		} else {
+			err = d.removeItem(d.groupHandlers(list.items[at.entry]), at.handler)
+		}
+		if err != nil {
 			return n, err
 		}
 	}

@@ -102,17 +102,17 @@ func (h *Harness) trustEntries(path string, src []byte) ([]trustEntry, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, i := range h.mine(d, list, ev) {
+		for _, at := range h.mine(d, list, ev) {
 			var group struct {
 				Matcher *string        `json:"matcher"`
 				Hooks   []codexHandler `json:"hooks"`
 			}
-			if err := json.Unmarshal(d.raw(list.items[i]), &group); err != nil {
-				return nil, malformed("%s: hooks.%s[%d]: %v", path, ev.Name, i, err)
+			if err := json.Unmarshal(d.raw(list.items[at.entry]), &group); err != nil {
+				return nil, malformed("%s: hooks.%s[%d]: %v", path, ev.Name, at.entry, err)
 			}
 			out = append(out, trustEntry{
-				key:  fmt.Sprintf("%s:%s:%d:0", path, ev.TrustName, i),
-				hash: codexTrustHash(ev.TrustName, group.Matcher, group.Hooks[0]),
+				key:  fmt.Sprintf("%s:%s:%d:%d", path, ev.TrustName, at.entry, at.handler),
+				hash: codexTrustHash(ev.TrustName, group.Matcher, group.Hooks[at.handler]),
 			})
 		}
 	}

@@ -61,3 +61,57 @@ func quotePath(path string, s quoteStyle) string {
 func plainPath(path string) bool {
 	return path != "" && strings.Trim(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:+-") == ""
 }
+
+// unquotePath reads back a path quotePath wrote, in any of its styles; false
+// for anything else (a second word, a path needing quotes left bare, one
+// quoted otherwise).
+func unquotePath(s string) (string, bool) {
+	switch {
+	case plainPath(s):
+		return s, true
+	case len(s) >= 4 && strings.HasPrefix(s, "& '") && strings.HasSuffix(s, "'"):
+		return undouble(s[3 : len(s)-1])
+	case len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' && !strings.Contains(s[1:len(s)-1], `"`):
+		return s[1 : len(s)-1], true
+	case len(s) >= 2 && s[0] == '\'' && s[len(s)-1] == '\'':
+		inner := s[1 : len(s)-1]
+		if strings.Contains(strings.ReplaceAll(inner, `'\''`, ""), "'") {
+			return "", false
+		}
+		return strings.ReplaceAll(inner, `'\''`, "'"), true
+	}
+	return "", false
+}
+
+// undouble reads a PowerShell single-quoted string's content, where each
+// quote character stands doubled.
+func undouble(s string) (string, bool) {
+	var b strings.Builder
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		if strings.ContainsRune(psQuotes, rs[i]) {
+			if i+1 == len(rs) || rs[i+1] != rs[i] {
+				return "", false
+			}
+			i++
+		}
+		b.WriteRune(rs[i])
+	}
+	return b.String(), true
+}
+
+// psQuotes are the characters PowerShell ends a single-quoted string at.
+const psQuotes = "'"
+
+// absolutePath reports whether path is absolute on Unix or on Windows
+// (C:\…, C:/…, \\server\…): a configuration may be read on either.
+func absolutePath(path string) bool {
+	switch {
+	case strings.HasPrefix(path, "/"), strings.HasPrefix(path, `\\`):
+		return true
+	case len(path) >= 3 && path[1] == ':' && (path[2] == '\\' || path[2] == '/'):
+		c := path[0] | 0x20
+		return 'a' <= c && c <= 'z'
+	}
+	return false
+}

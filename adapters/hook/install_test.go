@@ -2,6 +2,7 @@ package hook
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"io/fs"
@@ -286,7 +287,8 @@ func TestInstallReplacesItsOwnEntries(t *testing.T) {
 	h := tableHarness(t, "codex")
 	stop := h.registered()[2]
 	_, list, _ := h.locate(doc, stop)
-	if err := doc.insertLast(list, "", h.entry(stop, "/old/baton")); err != nil {
+	old, _ := h.handler(stop, "/old/baton")
+	if err := doc.insertLast(list, "", h.entry(stop, old)); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, hooksPath, doc.src)
@@ -335,6 +337,15 @@ func trustKeys(toml string) []string {
 	return keys
 }
 
+// claudeCase is a home with Claude Code's user settings holding content.
+func claudeCase(t *testing.T, content string) (path string, o InstallOptions) {
+	t.Helper()
+	root := t.TempDir()
+	path = filepath.Join(root, ".claude", "settings.json")
+	writeFile(t, path, []byte(content))
+	return path, InstallOptions{Harness: "claude-code", Binary: testBinary, Home: root}
+}
+
 // TestInstallRefusesMalformed: a file the harness could not read either is
 // refused with an invalid error naming it, by install and uninstall alike,
 // and nothing is planned.
@@ -352,10 +363,7 @@ func TestInstallRefusesMalformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root := t.TempDir()
-			path := filepath.Join(root, ".claude", "settings.json")
-			writeFile(t, path, []byte(tt.content))
-			o := InstallOptions{Harness: "claude-code", Binary: testBinary, Home: root}
+			path, o := claudeCase(t, tt.content)
 			for name, plan := range map[string]func(InstallOptions) (*InstallPlan, error){"install": PlanInstall, "uninstall": PlanUninstall} {
 				p, err := plan(o)
 				if p != nil || continuity.ErrorCode(err) != continuity.CodeInvalid || !errors.Is(err, errMalformed) {
@@ -509,9 +517,9 @@ func TestInstalledCommands(t *testing.T) {
 		for _, ev := range h.registered() {
 			kind := string(ev.Kind)
 			kinds = append(kinds, kind)
-			handler := h.entry(ev, "/opt/it's here/baton").(jsonObj)
-			if h.Install.Nested {
-				handler = objField(handler, "hooks").([]any)[0].(jsonObj)
+			handler, err := h.handler(ev, "/opt/it's here/baton")
+			if err != nil {
+				t.Fatal(err)
 			}
 			tail := " hook " + kind + " --harness " + h.Name
 			for _, f := range h.Install.Handler {
@@ -569,8 +577,87 @@ func TestQuotePath(t *testing.T) {
 		{`C:\Users\o'neil\baton.exe`, quotePowerShell, `& 'C:\Users\o''neil\baton.exe'`},
 	}
 	for _, tt := range tests {
-		if got := quotePath(tt.path, tt.style); got != tt.want {
+		got := quotePath(tt.path, tt.style)
+		if got != tt.want {
 			t.Errorf("quotePath(%q, %d) = %s, want %s", tt.path, tt.style, got, tt.want)
 		}
+		if back, ok := unquotePath(got); !ok || back != tt.path {
+			t.Errorf("unquotePath(%s) = %q, %v; want %q", got, back, ok, tt.path)
+		}
+	}
+}
+
+// TestInstallOwnership: baton's handler is one whose whole command is one
+// absolute path, quoted as install quotes it, then " hook KIND --harness
+// NAME"; a wrapper ending the same way is the person's and is left alone. A
+// handler the person adds to baton's group keeps the group: install
+// replaces only baton's handler in it, uninstall removes only that.
+func TestInstallOwnership(t *testing.T) {
+	mine := quotePath(testBinary, quoteShell) + " hook stop --harness claude-code"
+	tests := []struct {
+		name, src string
+		// stop is the Stop list after install, and after uninstall ("" for
+		// none).
+		installed, uninstalled string
+	}{
+		{"a wrapper in the person's group",
+			`{"hooks": {"Stop": [{"matcher": "x", "hooks": [{"type": "command", "command": "cd /w && /usr/bin/baton hook stop --harness claude-code"}]}]}}`,
+			`[{"matcher": "x", "hooks": [{"type": "command", "command": "cd /w && /usr/bin/baton hook stop --harness claude-code"}]}, {"hooks": [{"type": "command", "command": "` + mine + `", "timeout": 30}]}]`,
+			`[{"matcher": "x", "hooks": [{"type": "command", "command": "cd /w && /usr/bin/baton hook stop --harness claude-code"}]}]`},
+		{"a relative path",
+			`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "baton hook stop --harness claude-code"}]}]}}`,
+			`[{"hooks": [{"type": "command", "command": "baton hook stop --harness claude-code"}]}, {"hooks": [{"type": "command", "command": "` + mine + `", "timeout": 30}]}]`,
+			`[{"hooks": [{"type": "command", "command": "baton hook stop --harness claude-code"}]}]`},
+		{"two words before the tail",
+			`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/usr/bin/env /usr/bin/baton hook stop --harness claude-code"}]}]}}`,
+			`[{"hooks": [{"type": "command", "command": "/usr/bin/env /usr/bin/baton hook stop --harness claude-code"}]}, {"hooks": [{"type": "command", "command": "` + mine + `", "timeout": 30}]}]`,
+			`[{"hooks": [{"type": "command", "command": "/usr/bin/env /usr/bin/baton hook stop --harness claude-code"}]}]`},
+		{"the person's handler in baton's group",
+			`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/old/baton hook stop --harness claude-code", "timeout": 30}, {"type": "command", "command": "/usr/bin/notify"}]}]}}`,
+			`[{"hooks": [{"type": "command", "command": "` + mine + `", "timeout": 30}, {"type": "command", "command": "/usr/bin/notify"}]}]`,
+			`[{"hooks": [{"type": "command", "command": "/usr/bin/notify"}]}]`},
+		{"baton's handler second in the person's group",
+			`{"hooks": {"Stop": [{"matcher": "m", "hooks": [{"type": "command", "command": "/usr/bin/notify"}, {"type": "command", "command": "'/old dir/baton' hook stop --harness claude-code"}]}]}}`,
+			`[{"matcher": "m", "hooks": [{"type": "command", "command": "/usr/bin/notify"}, {"type": "command", "command": "` + mine + `", "timeout": 30}]}]`,
+			`[{"matcher": "m", "hooks": [{"type": "command", "command": "/usr/bin/notify"}]}]`},
+		{"baton's group, quoted for cmd",
+			`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "\"C:\\baton dir\\baton.exe\" hook stop --harness claude-code"}]}]}}`,
+			`[{"hooks": [{"type": "command", "command": "` + mine + `", "timeout": 30}]}]`,
+			``},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path, o := claudeCase(t, tt.src)
+			if err := mustPlan(t, PlanInstall, o).Apply(installNow); err != nil {
+				t.Fatal(err)
+			}
+			checkStop(t, "install", path, tt.installed)
+			if again := mustPlan(t, PlanInstall, o); again.Changed() {
+				t.Error("a second install changes")
+			}
+			if err := mustPlan(t, PlanUninstall, o).Apply(installNow); err != nil {
+				t.Fatal(err)
+			}
+			checkStop(t, "uninstall", path, tt.uninstalled)
+		})
+	}
+}
+
+// checkStop compares the Stop list of the settings at path with want.
+func checkStop(t *testing.T, after, path, want string) {
+	t.Helper()
+	data, _ := os.ReadFile(path)
+	var v struct {
+		Hooks map[string]json.RawMessage `json:"hooks"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	got := v.Hooks["Stop"]
+	if want == "" && got == nil {
+		return
+	}
+	if !jsonEqual(got, []byte(want)) {
+		t.Errorf("Stop after %s:\n%s\nwant\n%s", after, got, want)
 	}
 }
