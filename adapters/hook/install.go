@@ -171,25 +171,15 @@ func plan(o InstallOptions, install bool) (*InstallPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	trust := FileChange{Path: filepath.Join(userDir, h.Install.TrustFile)}
-	if trust.Before, err = readConfig(trust.Path); err != nil {
-		return nil, err
-	}
-	if !install {
-		if trust.After, err = removeTrust(trust.Path, trust.Before, path); err != nil {
-			return nil, err
-		}
-		p.Changes = append(p.Changes, trust)
-		return p, nil
-	}
-	want, err := h.trustEntries(path, after)
+	trust, err := h.trustChange(filepath.Join(userDir, h.Install.TrustFile), path, before, after, install)
 	if err != nil {
 		return nil, err
 	}
-	if trust.After, err = addTrust(trust.Path, trust.Before, path, want); err != nil {
-		return nil, err
+	if install {
+		p.Changes = append([]FileChange{trust}, p.Changes...)
+	} else {
+		p.Changes = append(p.Changes, trust)
 	}
-	p.Changes = append([]FileChange{trust}, p.Changes...)
 	return p, nil
 }
 

@@ -32,7 +32,9 @@ import (
 // leading comment (Codex itself rewrites config.toml, with toml_edit, when a
 // person trusts a folder), so the stanza stays recognizable wherever the
 // table moves. Trust entries are keyed by the hooks.json path and position;
-// only the stanzas for the one hooks.json being edited are touched.
+// only the stanzas for the one hooks.json being edited are touched: baton's,
+// and the person's when removing baton's entry shifts their hooks to new
+// positions (their keys follow; the hash does not cover the position).
 
 // trustMarker heads every trust stanza baton writes.
 const trustMarker = "# Trust for baton's hook in hooks.json: added by baton install, removed by baton uninstall."
@@ -89,6 +91,38 @@ func codexTrustHash(event string, matcher *string, h codexHandler) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
+// trustChange plans config.toml, at trustPath, for the hooks.json at path
+// going from before to after: install trusts baton's hooks at their
+// positions in after, uninstall drops baton's trust, and both move the
+// person's trust tables along with the hooks baton's edit shifted.
+func (h *Harness) trustChange(trustPath, path string, before, after []byte, install bool) (FileChange, error) {
+	trust := FileChange{Path: trustPath}
+	var err error
+	if trust.Before, err = readConfig(trust.Path); err != nil {
+		return trust, err
+	}
+	moves, err := h.trustMoves(path, before, after)
+	if err != nil {
+		return trust, err
+	}
+	if !install {
+		trust.After, err = removeTrust(trust.Path, trust.Before, path, moves)
+		return trust, err
+	}
+	want, err := h.trustEntries(path, after)
+	if err != nil {
+		return trust, err
+	}
+	trust.After, err = addTrust(trust.Path, trust.Before, path, want, moves)
+	return trust, err
+}
+
+// trustKey is the trust key of handler at[1] of group at[0] in ev's list
+// of the hooks.json at path.
+func trustKey(path string, ev EventName, at [2]int) string {
+	return fmt.Sprintf("%s:%s:%d:%d", path, ev.TrustName, at[0], at[1])
+}
+
 // trustEntries are the trust entries for baton's hooks in the hooks.json
 // at path holding src, at the positions they hold there.
 func (h *Harness) trustEntries(path string, src []byte) ([]trustEntry, error) {
@@ -111,7 +145,7 @@ func (h *Harness) trustEntries(path string, src []byte) ([]trustEntry, error) {
 				return nil, malformed("%s: hooks.%s[%d]: %v", path, ev.Name, at.entry, err)
 			}
 			out = append(out, trustEntry{
-				key:  fmt.Sprintf("%s:%s:%d:%d", path, ev.TrustName, at.entry, at.handler),
+				key:  trustKey(path, ev, [2]int{at.entry, at.handler}),
 				hash: codexTrustHash(ev.TrustName, group.Matcher, group.Hooks[at.handler]),
 			})
 		}
@@ -119,13 +153,69 @@ func (h *Harness) trustEntries(path string, src []byte) ([]trustEntry, error) {
 	return out, nil
 }
 
+// trustMoves maps the trust keys of the person's handlers that editing the
+// hooks.json at path from before to after moves to their new keys: removing
+// one of baton's entries shifts the groups after it up, and removing
+// baton's handler from a shared group the handlers after it. Baton adds
+// and removes only its own, so the person's keep their order; their hashes
+// do not cover the position and stay as they are.
+func (h *Harness) trustMoves(path string, before, after []byte) (map[string]string, error) {
+	moves := map[string]string{}
+	if after == nil {
+		return moves, nil
+	}
+	bd, err := h.open(path, before)
+	if err != nil {
+		return nil, err
+	}
+	ad, err := h.open(path, after)
+	if err != nil {
+		return nil, err
+	}
+	for _, ev := range h.registered() {
+		from, to := h.others(bd, ev), h.others(ad, ev)
+		for i := range min(len(from), len(to)) {
+			if from[i] != to[i] {
+				moves[trustKey(path, ev, from[i])] = trustKey(path, ev, to[i])
+			}
+		}
+	}
+	return moves, nil
+}
+
+// others lists the group and handler index of every handler in ev's list
+// of d that is not baton's.
+func (h *Harness) others(d *jsonDoc, ev EventName) [][2]int {
+	_, list, err := h.locate(d, ev)
+	if err != nil || list == nil {
+		return nil
+	}
+	mine := map[[2]int]bool{}
+	for _, at := range h.mine(d, list, ev) {
+		mine[[2]int{at.entry, at.handler}] = true
+	}
+	var out [][2]int
+	for g, group := range list.items {
+		if hs := d.groupHandlers(group); hs != nil {
+			for k := range hs.items {
+				if !mine[[2]int{g, k}] {
+					out = append(out, [2]int{g, k})
+				}
+			}
+		}
+	}
+	return out
+}
+
 // trustStanza is a trust table found in config.toml: lines[first:last+1],
 // with the marker line first when it is baton's; header is the line of its
 // [hooks.state."key"] header.
 type trustStanza struct {
 	first, last, header int
-	entry               trustEntry
-	mine                bool
+	// keyStart and keyEnd span the key in the header, in the file's text.
+	keyStart, keyEnd int
+	entry            trustEntry
+	mine             bool
 }
 
 // trustFile is a config.toml split into lines, with its trust tables.
@@ -164,7 +254,7 @@ func parseTrustFile(path string, src []byte) (*trustFile, error) {
 // stanza is the trust table headed by sts[0].
 func (f *trustFile) stanza(sts []tomlStatement) trustStanza {
 	h := sts[0]
-	s := trustStanza{first: h.line, last: h.line, header: h.line, entry: trustEntry{key: h.key[2]}}
+	s := trustStanza{first: h.line, last: h.line, header: h.line, keyStart: h.keyStart, keyEnd: h.keyEnd, entry: trustEntry{key: h.key[2]}}
 	for _, st := range sts[1:] {
 		if st.header {
 			break
@@ -185,8 +275,9 @@ func (f *trustFile) stanza(sts []tomlStatement) trustStanza {
 // by want's, unless they already match it. An entry the user's own tables
 // already trust with the same hash is left to them; with another hash it is
 // a conflict, since Codex would read the file as defining the table twice.
-func addTrust(path string, src []byte, hooksPath string, want []trustEntry) ([]byte, error) {
-	f, err := parseTrustFile(path, src)
+// The person's tables move first, as moves says (see openTrust).
+func addTrust(path string, src []byte, hooksPath string, want []trustEntry, moves map[string]string) ([]byte, error) {
+	f, err := openTrust(path, src, moves)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +302,7 @@ next:
 		}
 	}
 	if slices.Equal(have, need) {
-		return src, nil
+		return []byte(strings.Join(f.lines, "")), nil
 	}
 	text := strings.Join(f.drop(hooksPath), "")
 	nl := "\n"
@@ -240,16 +331,49 @@ next:
 }
 
 // removeTrust returns config.toml (at path, holding src) without baton's
-// stanzas for the hooks.json at hooksPath; nil stays nil (no file).
-func removeTrust(path string, src []byte, hooksPath string) ([]byte, error) {
+// stanzas for the hooks.json at hooksPath, the person's tables moved as
+// moves says; nil stays nil (no file).
+func removeTrust(path string, src []byte, hooksPath string, moves map[string]string) ([]byte, error) {
 	if src == nil {
 		return nil, nil
 	}
-	f, err := parseTrustFile(path, src)
+	f, err := openTrust(path, src, moves)
 	if err != nil {
 		return nil, err
 	}
 	return []byte(strings.Join(f.drop(hooksPath), "")), nil
+}
+
+// openTrust parses config.toml (at path, holding src) and gives the
+// person's trust tables the keys moves maps theirs to, keeping their
+// hashes. A table that would take a key another of the person's tables
+// keeps is a conflict: Codex would read the key defined twice.
+func openTrust(path string, src []byte, moves map[string]string) (*trustFile, error) {
+	f, err := parseTrustFile(path, src)
+	if err != nil || len(moves) == 0 {
+		return f, err
+	}
+	kept := map[string]int{} // a key no move takes away → its header's line
+	for _, s := range f.stanzas {
+		if _, moving := moves[s.entry.key]; !moving && !s.mine {
+			kept[s.entry.key] = s.header
+		}
+	}
+	text := string(src)
+	for i := len(f.stanzas) - 1; i >= 0; i-- {
+		s := f.stanzas[i]
+		to, ok := moves[s.entry.key]
+		if !ok || s.mine {
+			continue
+		}
+		if line, clash := kept[to]; clash {
+			return nil, continuity.Errorf(continuity.CodeConflict,
+				"%s: the hook trusted on line %d moves to %s once baton's hook before it is removed, but line %d already trusts that key (a hook that is gone?); delete the table on line %d and run baton again",
+				path, s.header+1, to, line+1, line+1)
+		}
+		text = text[:s.keyStart] + quoteTOML(to) + text[s.keyEnd:]
+	}
+	return parseTrustFile(path, []byte(text))
 }
 
 // drop returns f's lines without baton's stanzas for hooksPath, each with

@@ -286,3 +286,66 @@ func checkTOML(t *testing.T, path string) {
 		t.Errorf("%s is not valid TOML: %s\n%s", path, out, data)
 	}
 }
+
+// TestCodexTrustFollowsShiftedHooks: when removing baton's entry (uninstall,
+// or install dropping a stale duplicate) shifts the person's hooks up, their
+// trust tables move to the new positions with the same hash, in the same
+// plan; where nothing moves config.toml comes back as it was; a table in
+// the way is a conflict.
+func TestCodexTrustFollowsShiftedHooks(t *testing.T) {
+	batonCmd := func(bin string) string { return quoteJSON(quotePath(bin, quoteShell) + " hook stop --harness codex") }
+	baton := `{"type": "command", "command": ` + batonCmd(testBinary) + `, "timeout": 30}`
+	stale := `{"type": "command", "command": ` + batonCmd("/old/baton") + `, "timeout": 30}`
+	users := `{"type": "command", "command": "/usr/bin/notify", "timeout": 5}`
+	hash := codexTrustHash("stop", nil, codexHandler{Command: "/usr/bin/notify", Timeout: new(float64(5))})
+	tests := []struct {
+		name, stop string // the Stop list
+		install    bool
+		from, to   string // the person's trust key's position before and after
+		extra      string // more of config.toml
+		conflict   bool
+	}{
+		{"uninstall: a group after baton's", `[{"hooks": [` + baton + `]}, {"hooks": [` + users + `]}]`, false, "1:0", "0:0", "", false},
+		{"uninstall: a handler after baton's in its group", `[{"hooks": [` + baton + `, ` + users + `]}]`, false, "0:1", "0:0", "", false},
+		{"uninstall: a group before baton's", `[{"hooks": [` + users + `]}, {"hooks": [` + baton + `]}]`, false, "0:0", "0:0", "", false},
+		{"install: a stale duplicate before the person's", `[{"hooks": [` + baton + `]}, {"hooks": [` + stale + `]}, {"hooks": [` + users + `]}]`, true, "2:0", "1:0", "", false},
+		{"uninstall: a table in the way", `[{"hooks": [` + baton + `]}, {"hooks": [` + users + `]}]`, false, "1:0", "", "\n[hooks.state.\"$HOOKS:stop:0:0\"]\ntrusted_hash = \"sha256:1\"\n", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home, tomlPath, o := codexCase(t, "")
+			hooksPath := filepath.Join(home, ".codex", "hooks.json")
+			writeFile(t, hooksPath, []byte(`{"hooks": {"Stop": `+tt.stop+`}}`))
+			stanza := func(pos string) string {
+				return "[hooks.state." + quoteTOML(hooksPath+":stop:"+pos) + "]\ntrusted_hash = " + quoteTOML(hash) + "\n"
+			}
+			toml := "model = \"gpt-5\"\n\n" + stanza(tt.from) + strings.ReplaceAll(tt.extra, "$HOOKS", hooksPath)
+			writeFile(t, tomlPath, []byte(toml))
+			plan := PlanUninstall
+			if tt.install {
+				plan = PlanInstall
+			}
+			p, err := plan(o)
+			if tt.conflict {
+				if err == nil || !strings.Contains(err.Error(), hooksPath+":stop:0:0") {
+					t.Fatalf("plan: %v; want a conflict naming the key in the way", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Apply(installNow); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(tomlPath)
+			if !strings.Contains(string(got), stanza(tt.to)) || tt.from != tt.to && strings.Contains(string(got), hooksPath+":stop:"+tt.from+`"`) {
+				t.Errorf("config.toml does not trust the person's hook at %s only:\n%s", tt.to, got)
+			}
+			if !tt.install && string(got) != strings.Replace(toml, hooksPath+":stop:"+tt.from, hooksPath+":stop:"+tt.to, 1) {
+				t.Errorf("uninstall changed more than the key:\n%s\nwas\n%s", got, toml)
+			}
+			checkTOML(t, tomlPath)
+		})
+	}
+}
