@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -101,20 +102,45 @@ func (h *Harness) trustChange(trustPath, path string, before, after []byte, inst
 	if trust.Before, err = readConfig(trust.Path); err != nil {
 		return trust, err
 	}
-	moves, err := h.trustMoves(path, before, after)
+	// Codex canonicalizes CODEX_HOME and the project: its keys name the
+	// directory with its links resolved. Stanzas baton wrote under the path
+	// as given (before it resolved it) are still baton's to replace.
+	key := codexKeyPath(path)
+	owners := []string{key}
+	if key != path {
+		owners = append(owners, path)
+	}
+	moves, err := h.trustMoves(key, before, after)
 	if err != nil {
 		return trust, err
 	}
 	if !install {
-		trust.After, err = removeTrust(trust.Path, trust.Before, path, moves)
+		trust.After, err = removeTrust(trust.Path, trust.Before, owners, moves)
 		return trust, err
 	}
-	want, err := h.trustEntries(path, after)
+	want, err := h.trustEntries(key, after)
 	if err != nil {
 		return trust, err
 	}
-	trust.After, err = addTrust(trust.Path, trust.Before, path, want, moves)
+	trust.After, err = addTrust(trust.Path, trust.Before, owners, want, moves)
 	return trust, err
+}
+
+// codexKeyPath is the hooks.json path as Codex keys its trust: its
+// directory with symbolic links resolved, as far as the directory exists
+// (a dry run may plan one install has yet to create).
+func codexKeyPath(path string) string {
+	dir, rest := filepath.Dir(path), filepath.Base(path)
+	for {
+		if resolved, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(resolved, rest)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return path
+		}
+		dir, rest = parent, filepath.Join(filepath.Base(dir), rest)
+	}
 }
 
 // trustKey is the trust key of handler at[1] of group at[0] in ev's list
@@ -271,12 +297,12 @@ func (f *trustFile) stanza(sts []tomlStatement) trustStanza {
 }
 
 // addTrust returns config.toml (at path, holding src) trusting want for the
-// hooks.json at hooksPath: baton's stanzas for that hooks.json are replaced
+// hooks.json at hooksPaths (the same file by other names): baton's stanzas for that hooks.json are replaced
 // by want's, unless they already match it. An entry the user's own tables
 // already trust with the same hash is left to them; with another hash it is
 // a conflict, since Codex would read the file as defining the table twice.
 // The person's tables move first, as moves says (see openTrust).
-func addTrust(path string, src []byte, hooksPath string, want []trustEntry, moves map[string]string) ([]byte, error) {
+func addTrust(path string, src []byte, hooksPaths []string, want []trustEntry, moves map[string]string) ([]byte, error) {
 	f, err := openTrust(path, src, moves)
 	if err != nil {
 		return nil, err
@@ -297,14 +323,14 @@ next:
 		need = append(need, w)
 	}
 	for _, s := range f.stanzas {
-		if s.mine && ownsKey(s.entry.key, hooksPath) {
+		if s.mine && ownsKey(s.entry.key, hooksPaths) {
 			have = append(have, s.entry)
 		}
 	}
 	if slices.Equal(have, need) {
 		return []byte(strings.Join(f.lines, "")), nil
 	}
-	text := strings.Join(f.drop(hooksPath), "")
+	text := strings.Join(f.drop(hooksPaths), "")
 	nl := "\n"
 	if strings.Contains(text, "\r\n") {
 		nl = "\r\n"
@@ -331,9 +357,9 @@ next:
 }
 
 // removeTrust returns config.toml (at path, holding src) without baton's
-// stanzas for the hooks.json at hooksPath, the person's tables moved as
+// stanzas for the hooks.json at hooksPaths, the person's tables moved as
 // moves says; nil stays nil (no file).
-func removeTrust(path string, src []byte, hooksPath string, moves map[string]string) ([]byte, error) {
+func removeTrust(path string, src []byte, hooksPaths []string, moves map[string]string) ([]byte, error) {
 	if src == nil {
 		return nil, nil
 	}
@@ -341,7 +367,7 @@ func removeTrust(path string, src []byte, hooksPath string, moves map[string]str
 	if err != nil {
 		return nil, err
 	}
-	return []byte(strings.Join(f.drop(hooksPath), "")), nil
+	return []byte(strings.Join(f.drop(hooksPaths), "")), nil
 }
 
 // openTrust parses config.toml (at path, holding src) and gives the
@@ -376,15 +402,15 @@ func openTrust(path string, src []byte, moves map[string]string) (*trustFile, er
 	return parseTrustFile(path, []byte(text))
 }
 
-// drop returns f's lines without baton's stanzas for hooksPath, each with
+// drop returns f's lines without baton's stanzas for hooksPaths, each with
 // the blank line addTrust wrote before it (after it, for one that opens the
 // file). A stanza that ended the file without a final newline takes the
 // newline addTrust wrote before it.
-func (f *trustFile) drop(hooksPath string) []string {
+func (f *trustFile) drop(hooksPaths []string) []string {
 	lines := slices.Clone(f.lines)
 	for i := len(f.stanzas) - 1; i >= 0; i-- {
 		s := f.stanzas[i]
-		if !s.mine || !ownsKey(s.entry.key, hooksPath) {
+		if !s.mine || !ownsKey(s.entry.key, hooksPaths) {
 			continue
 		}
 		first, last := s.first, s.last
@@ -403,5 +429,8 @@ func (f *trustFile) drop(hooksPath string) []string {
 	return lines
 }
 
-// ownsKey reports whether a trust key belongs to the hooks.json at path.
-func ownsKey(key, path string) bool { return strings.HasPrefix(key, path+":") }
+// ownsKey reports whether a trust key belongs to the hooks.json at one of
+// paths.
+func ownsKey(key string, paths []string) bool {
+	return slices.ContainsFunc(paths, func(path string) bool { return strings.HasPrefix(key, path+":") })
+}

@@ -74,7 +74,7 @@ func codexCase(t *testing.T, extra string) (home, tomlPath string, o InstallOpti
 func TestCodexTrustTheUsersOwn(t *testing.T) {
 	_, tomlPath, o := codexCase(t, "")
 	hooks := mustPlan(t, PlanInstall, o).Changes[1]
-	want, err := tableHarness(t, "codex").trustEntries(hooks.Path, hooks.After)
+	want, err := tableHarness(t, "codex").trustEntries(codexKeyPath(hooks.Path), hooks.After)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,5 +347,49 @@ func TestCodexTrustFollowsShiftedHooks(t *testing.T) {
 			}
 			checkTOML(t, tomlPath)
 		})
+	}
+}
+
+// TestCodexTrustKeysResolveLinks: Codex canonicalizes CODEX_HOME, so the
+// trust keys name hooks.json with the links in its directory resolved, also
+// when that directory does not exist yet (a dry run: its existing parent
+// resolved).
+func TestCodexTrustKeysResolveLinks(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"real-codex", "real-parent"} {
+		if err := os.Mkdir(filepath.Join(root, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"codex-link": "real-codex", "parent-link": "real-parent"} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Skip(err)
+		}
+	}
+	tests := []struct{ codexHome, keyDir string }{
+		{filepath.Join(root, "codex-link"), filepath.Join(root, "real-codex")},
+		{filepath.Join(root, "parent-link", "codex"), filepath.Join(root, "real-parent", "codex")},
+		{filepath.Join(root, "real-codex"), filepath.Join(root, "real-codex")},
+	}
+	for _, tt := range tests {
+		o := InstallOptions{Harness: "codex", Binary: testBinary, Home: root, Getenv: func(k string) string {
+			if k == "CODEX_HOME" {
+				return tt.codexHome
+			}
+			return ""
+		}}
+		p := mustPlan(t, PlanInstall, o)
+		keys := trustKeys(string(p.Changes[0].After))
+		if len(keys) != 5 {
+			t.Fatalf("CODEX_HOME=%s: %d trust keys, want 5: %v", tt.codexHome, len(keys), keys)
+		}
+		for _, k := range keys {
+			if !strings.HasPrefix(k, filepath.Join(tt.keyDir, "hooks.json")+":") {
+				t.Errorf("CODEX_HOME=%s: trust key %s, want it under %s", tt.codexHome, k, tt.keyDir)
+			}
+		}
 	}
 }
