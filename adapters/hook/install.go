@@ -84,7 +84,9 @@ type InstallOptions struct {
 
 // FileChange is one file an install or uninstall involves.
 type FileChange struct {
-	Path string
+	// Path is the file the harness reads; Target is the file Apply writes:
+	// Path, or the file it is a symbolic link to (the link stays a link).
+	Path, Target string
 	// Before is the file's content when planned; nil when there is no file.
 	Before []byte
 	// After is its content once applied; nil when the file is removed.
@@ -150,7 +152,7 @@ func plan(o InstallOptions, install bool) (*InstallPlan, error) {
 		return nil, err
 	}
 	path := filepath.Join(dir, filepath.FromSlash(h.Install.File))
-	before, err := readConfig(path)
+	target, before, err := readConfig(path)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +165,7 @@ func plan(o InstallOptions, install bool) (*InstallPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &InstallPlan{Harness: h.Name, Scope: scope, Changes: []FileChange{{Path: path, Before: before, After: after}}}
+	p := &InstallPlan{Harness: h.Name, Scope: scope, Changes: []FileChange{{Path: path, Target: target, Before: before, After: after}}}
 	if h.Install.TrustFile == "" {
 		return p, nil
 	}
@@ -225,19 +227,38 @@ func (h *Harness) configDir(o InstallOptions, scope InstallScope) (string, error
 	return filepath.Abs(filepath.Join(o.Home, filepath.FromSlash(h.Install.UserDir)))
 }
 
-// readConfig reads a configuration file; nil, with no error, when there is
-// none.
-func readConfig(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+// readConfig reads a configuration file through a symbolic link to it (a
+// dotfiles checkout): it returns the file to write, path or the file the
+// link resolves to, and its content; nil content, with no error, when
+// there is none. A link to nothing is refused.
+func readConfig(path string) (target string, data []byte, err error) {
+	target = path
+	if info, err := os.Lstat(path); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		if target, err = filepath.EvalSymlinks(path); err != nil {
+			dest, _ := os.Readlink(path)
+			return "", nil, malformed("%s is a symbolic link to %s, which does not exist (%v); create that file or remove the link", path, dest, pathErr(err))
+		}
+	}
+	b, err := os.ReadFile(target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
+		return target, nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("hook: install: read %s: %w", path, err)
+		return "", nil, fmt.Errorf("hook: install: read %s: %w", target, pathErr(err))
 	case b == nil:
 		b = []byte{}
 	}
-	return b, nil
+	return target, b, nil
+}
+
+// pathErr is err without the operation and path an *fs.PathError repeats,
+// for a message that names the path itself.
+func pathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // malformed is the error for a configuration baton will not edit.
@@ -522,11 +543,13 @@ func (p *InstallPlan) Changed() bool {
 }
 
 // Apply writes p's changed files in order. Each file that exists is first
-// copied to PATH.baton-backup-<now, UTC>, then replaced atomically (a
-// temporary file in the same directory, renamed over it) keeping its
-// permissions; a new file is created 0644 with its directory. A file that
-// no longer holds what p was planned from is not touched: Apply stops with
-// a conflict error, and the plan must be made again.
+// copied to PATH.baton-backup-<now, UTC> (beside the name the harness
+// reads: beside a link, not in the directory it points into), then
+// replaced atomically (a temporary file in the same directory as the file,
+// renamed over it) keeping its permissions; a new file is created 0644
+// with its directory. A file that no longer holds what p was planned from
+// is not touched: Apply stops with a conflict error, and the plan must be
+// made again.
 func (p *InstallPlan) Apply(now time.Time) error {
 	for i := range p.Changes {
 		c := &p.Changes[i]
@@ -541,16 +564,16 @@ func (p *InstallPlan) Apply(now time.Time) error {
 }
 
 func (c *FileChange) apply(now time.Time) error {
-	current, err := readConfig(c.Path)
+	target, current, err := readConfig(c.Path)
 	if err != nil {
 		return err
 	}
-	if (current == nil) != (c.Before == nil) || !bytes.Equal(current, c.Before) {
+	if target != c.Target || (current == nil) != (c.Before == nil) || !bytes.Equal(current, c.Before) {
 		return continuity.Errorf(continuity.CodeConflict, "%s changed since baton read it; nothing written to it, run the command again", c.Path)
 	}
 	perm := fs.FileMode(0o644)
 	if c.Before != nil {
-		info, err := os.Stat(c.Path)
+		info, err := os.Stat(c.Target)
 		if err != nil {
 			return fmt.Errorf("hook: install: %w", err)
 		}
@@ -565,10 +588,10 @@ func (c *FileChange) apply(now time.Time) error {
 		}
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(c.Target), 0o755); err != nil {
 		return fmt.Errorf("hook: install: %w", err)
 	}
-	if err := bottle.WriteFileAtomic(c.Path, c.After, perm); err != nil {
+	if err := bottle.WriteFileAtomic(c.Target, c.After, perm); err != nil {
 		return fmt.Errorf("hook: install: %w", err)
 	}
 	return nil

@@ -99,7 +99,7 @@ func codexTrustHash(event string, matcher *string, h codexHandler) string {
 func (h *Harness) trustChange(trustPath, path string, before, after []byte, install bool) (FileChange, error) {
 	trust := FileChange{Path: trustPath}
 	var err error
-	if trust.Before, err = readConfig(trust.Path); err != nil {
+	if trust.Target, trust.Before, err = readConfig(trust.Path); err != nil {
 		return trust, err
 	}
 	// Codex canonicalizes CODEX_HOME and the project: its keys name the

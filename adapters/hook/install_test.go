@@ -97,12 +97,17 @@ func writeFile(t *testing.T, path string, data []byte) {
 	}
 }
 
-// snapshot reads every file under root.
+// snapshot reads every file under root, and where each link points.
 func snapshot(t *testing.T, root string) map[string]string {
 	t.Helper()
 	files := map[string]string{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			dest, err := os.Readlink(path)
+			files[path] = "-> " + dest
 			return err
 		}
 		b, err := os.ReadFile(path)
@@ -659,5 +664,85 @@ func checkStop(t *testing.T, after, path, want string) {
 	}
 	if !jsonEqual(got, []byte(want)) {
 		t.Errorf("Stop after %s:\n%s\nwant\n%s", after, got, want)
+	}
+}
+
+// TestInstallThroughSymlink: a configuration that is a symbolic link (a
+// dotfiles checkout) stays a link: install and uninstall write the file it
+// points to, atomically in that file's directory, and the backup sits
+// beside the link. A dangling link is refused, and nothing is written.
+func TestInstallThroughSymlink(t *testing.T) {
+	orig := string(readFixture(t, "claude-settings.json"))
+	tests := []struct {
+		name   string
+		target string // the link's text, relative to the link's directory
+		exists bool
+	}{
+		{"relative link", "../dotfiles/claude/settings.json", true},
+		{"dangling link", "../dotfiles/claude/missing.json", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			link := filepath.Join(root, ".claude", "settings.json")
+			target := filepath.Join(filepath.Dir(link), tt.target)
+			writeFile(t, filepath.Join(root, "dotfiles", "claude", "settings.json"), []byte(orig))
+			if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(tt.target, link); err != nil {
+				t.Skip(err)
+			}
+			o := InstallOptions{Harness: "claude-code", Binary: testBinary, Home: root}
+			before := snapshot(t, root)
+			if !tt.exists {
+				_, err := PlanInstall(o)
+				if !errors.Is(err, errMalformed) || !strings.Contains(err.Error(), link) || !strings.Contains(err.Error(), "does not exist") {
+					t.Fatalf("install through a dangling link: %v; want an error naming the link", err)
+				}
+				if now := snapshot(t, root); !sameFiles(before, now) {
+					t.Error("a refused install wrote files")
+				}
+				return
+			}
+			p := mustPlan(t, PlanInstall, o)
+			if err := p.Apply(installNow); err != nil {
+				t.Fatal(err)
+			}
+			assertLink := func(when string) {
+				t.Helper()
+				if info, err := os.Lstat(link); err != nil || info.Mode()&fs.ModeSymlink == 0 {
+					t.Fatalf("after %s %s is no longer a link (%v)", when, link, err)
+				}
+			}
+			assertLink("install")
+			if got, _ := os.ReadFile(target); !strings.Contains(string(got), "hook stop --harness claude-code") {
+				t.Errorf("the link's target was not updated:\n%s", got)
+			}
+			if got, err := os.ReadFile(link + ".baton-backup-20261130T011858Z"); err != nil || string(got) != orig {
+				t.Errorf("no backup beside the link (%v)", err)
+			}
+			if err := mustPlan(t, PlanUninstall, o).Apply(installNow.Add(time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			assertLink("uninstall")
+			if got, _ := os.ReadFile(target); string(got) != orig {
+				t.Errorf("after install and uninstall the target holds:\n%s", got)
+			}
+		})
+	}
+}
+
+// TestInstallReadErrorNamesThePathOnce: a configuration baton cannot read
+// is named once in the error, not once per layer.
+func TestInstallReadErrorNamesThePathOnce(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, ".claude", "settings.json")
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := PlanInstall(InstallOptions{Harness: "claude-code", Binary: testBinary, Home: root})
+	if err == nil || strings.Count(err.Error(), path) != 1 || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("install over a directory: %v; want the path named once and why", err)
 	}
 }
