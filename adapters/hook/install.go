@@ -310,8 +310,12 @@ type batonAt struct {
 	whole          bool
 }
 
-// mine lists where baton's handlers for ev are in list, in order.
+// mine lists where baton's handlers for ev are in list (nil: none), in
+// order.
 func (h *Harness) mine(d *jsonDoc, list *jsonNode, ev EventName) []batonAt {
+	if list == nil {
+		return nil
+	}
 	var out []batonAt
 	for i, item := range list.items {
 		if !h.Install.Nested {

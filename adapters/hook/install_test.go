@@ -746,3 +746,68 @@ func TestInstallReadErrorNamesThePathOnce(t *testing.T) {
 		t.Errorf("install over a directory: %v; want the path named once and why", err)
 	}
 }
+
+// TestInstallMatchers: SessionStart is registered for every source the
+// harness sends (Codex 0.169's schema lists fork; Claude Code 2.1.328's
+// captured payloads do not).
+func TestInstallMatchers(t *testing.T) {
+	for harness, want := range map[string]string{
+		"codex":       "startup|resume|clear|compact|fork",
+		"claude-code": "startup|resume|clear|compact",
+	} {
+		if got := tableHarness(t, harness).registered()[0].Matcher; got != want {
+			t.Errorf("%s registers SessionStart under %q, want %q", harness, got, want)
+		}
+	}
+}
+
+// TestInstallUpgradesTheMatcher: baton's SessionStart group written under
+// an earlier matcher is replaced in place (its trust follows, same key, new
+// hash), and uninstall still takes it out.
+func TestInstallUpgradesTheMatcher(t *testing.T) {
+	home, tomlPath, o := codexCase(t, "model = \"gpt-5\"\n")
+	hooksPath := filepath.Join(home, ".codex", "hooks.json")
+	h := tableHarness(t, "codex")
+	start := h.registered()[0]
+	handler, err := h.handler(start, testBinary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := start
+	old.Matcher = "startup|resume|clear|compact"
+	hooks := "{\n  \"hooks\": {\n    \"SessionStart\": [\n      " + renderJSON(h.entry(old, handler), "      ", "  ", "\n") + "\n    ]\n  }\n}\n"
+	want, err := h.trustEntries(codexKeyPath(hooksPath), []byte(hooks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	toml, err := addTrust(tomlPath, []byte("model = \"gpt-5\"\n"), []string{codexKeyPath(hooksPath)}, want, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, hooksPath, []byte(hooks))
+	writeFile(t, tomlPath, toml)
+
+	if err := mustPlan(t, PlanInstall, o).Apply(installNow); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(hooksPath)
+	if strings.Count(string(got), "hook start --harness codex") != 1 || !strings.Contains(string(got), `"matcher": "`+start.Matcher+`"`) {
+		t.Errorf("the old group was not replaced in place:\n%s", got)
+	}
+	gotToml, _ := os.ReadFile(tomlPath)
+	if strings.Contains(string(gotToml), want[0].hash) || strings.Count(string(gotToml), want[0].key) != 1 {
+		t.Errorf("the trust of the old group was not replaced:\n%s", gotToml)
+	}
+	if again := mustPlan(t, PlanInstall, o); again.Changed() {
+		t.Error("a second install changes")
+	}
+	if err := mustPlan(t, PlanUninstall, o).Apply(installNow.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(tomlPath); string(got) != "model = \"gpt-5\"\n" {
+		t.Errorf("config.toml after uninstall:\n%s", got)
+	}
+	if got, _ := os.ReadFile(hooksPath); strings.Contains(string(got), "baton") {
+		t.Errorf("hooks.json after uninstall:\n%s", got)
+	}
+}
