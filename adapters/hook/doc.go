@@ -39,4 +39,5 @@
 //	install_json.go   the order-keeping JSON editor install edits configurations with
 //	install_diff.go   the unified diff --dry-run prints
 //	install_quote.go  the binary's path quoted for each shell
+//	install_unix.go   whether files can be created in a directory (install_other.go: elsewhere)
 package hook

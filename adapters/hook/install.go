@@ -167,7 +167,7 @@ func plan(o InstallOptions, install bool) (*InstallPlan, error) {
 	}
 	p := &InstallPlan{Harness: h.Name, Scope: scope, Changes: []FileChange{{Path: path, Target: target, Before: before, After: after}}}
 	if h.Install.TrustFile == "" {
-		return p, nil
+		return p, p.writable()
 	}
 	userDir, err := h.configDir(o, ScopeUser)
 	if err != nil {
@@ -182,7 +182,7 @@ func plan(o InstallOptions, install bool) (*InstallPlan, error) {
 	} else {
 		p.Changes = append(p.Changes, trust)
 	}
-	return p, nil
+	return p, p.writable()
 }
 
 // resolveHarness finds o's harness and its scope.
@@ -555,16 +555,73 @@ func (p *InstallPlan) Changed() bool {
 // is not touched: Apply stops with a conflict error, and the plan must be
 // made again.
 func (p *InstallPlan) Apply(now time.Time) error {
+	if err := p.writable(); err != nil {
+		return err
+	}
+	var done []string
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		if !c.Changed() {
 			continue
 		}
 		if err := c.apply(now); err != nil {
+			if len(done) > 0 {
+				return fmt.Errorf("%w; baton had already changed %s, and left it so", err, strings.Join(done, ", "))
+			}
 			return err
+		}
+		switch {
+		case c.Backup == "":
+			done = append(done, c.Path+" (created)")
+		default:
+			done = append(done, c.Path+" (backup "+c.Backup+")")
 		}
 	}
 	return nil
+}
+
+// writable refuses a plan Apply could not carry out whole, before it
+// writes anything: a file to change without its owner's write bit (made
+// read-only on purpose: the rename would replace it all the same), or a
+// directory baton cannot create the file, its temporary or its backup in.
+func (p *InstallPlan) writable() error {
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if !c.Changed() {
+			continue
+		}
+		if c.Before != nil {
+			if info, err := os.Stat(c.Target); err == nil && info.Mode().Perm()&0o200 == 0 {
+				return continuity.Errorf(continuity.CodeForbidden, "%s is read-only (mode %04o); nothing written: make it writable (chmod u+w) for baton to edit it", c.Target, info.Mode().Perm())
+			}
+		}
+		for _, dir := range []string{filepath.Dir(c.Target), filepath.Dir(c.Path)} {
+			if err := writableDir(dir); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writableDir refuses a directory, or for one yet to be made its nearest
+// existing parent, that files cannot be created in.
+func writableDir(dir string) error {
+	for {
+		info, err := os.Stat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && filepath.Dir(dir) != dir:
+			dir = filepath.Dir(dir)
+			continue
+		case err != nil:
+			return fmt.Errorf("hook: install: %w", err)
+		case !info.IsDir():
+			return continuity.Errorf(continuity.CodeInvalid, "%s is not a directory; nothing written", dir)
+		case info.Mode().Perm()&0o200 == 0 || !canCreateIn(dir):
+			return continuity.Errorf(continuity.CodeForbidden, "baton cannot create files in %s (mode %04o); nothing written: make it writable for baton to edit the files in it", dir, info.Mode().Perm())
+		}
+		return nil
+	}
 }
 
 func (c *FileChange) apply(now time.Time) error {
@@ -595,11 +652,14 @@ func (c *FileChange) apply(now time.Time) error {
 	if err := os.MkdirAll(filepath.Dir(c.Target), 0o755); err != nil {
 		return fmt.Errorf("hook: install: %w", err)
 	}
-	if err := bottle.WriteFileAtomic(c.Target, c.After, perm); err != nil {
+	if err := writeAtomic(c.Target, c.After, perm); err != nil {
 		return fmt.Errorf("hook: install: %w", err)
 	}
 	return nil
 }
+
+// writeAtomic replaces a file atomically; a test makes it fail.
+var writeAtomic = bottle.WriteFileAtomic
 
 // backup writes data to a new file beside path, named for now (a second
 // backup within the same second gets a counter), and returns its path. It

@@ -811,3 +811,77 @@ func TestInstallUpgradesTheMatcher(t *testing.T) {
 		t.Errorf("hooks.json after uninstall:\n%s", got)
 	}
 }
+
+// TestInstallRefusesWhatItCannotWrite: a configuration without its owner's
+// write bit, or a directory baton cannot create files in, is refused before
+// anything is written, by the plan and by Apply alike; the error names it.
+func TestInstallRefusesWhatItCannotWrite(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, home, project string) string // returns what the error names
+	}{
+		{"a read-only hooks.json", func(t *testing.T, home, project string) string {
+			path := filepath.Join(project, ".codex", "hooks.json")
+			writeFile(t, path, []byte("{}\n"))
+			chmod(t, path, 0o444)
+			return path
+		}},
+		{"a read-only config.toml", func(t *testing.T, home, project string) string {
+			path := filepath.Join(home, ".codex", "config.toml")
+			chmod(t, path, 0o444)
+			return path
+		}},
+		{"a read-only project directory", func(t *testing.T, home, project string) string {
+			dir := filepath.Join(project, ".codex")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			chmod(t, dir, 0o555)
+			return dir
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home, _, o := codexCase(t, "model = \"gpt-5\"\n")
+			o.Project = filepath.Join(home, "project")
+			o.Scope = ScopeProject
+			named := tt.setup(t, home, o.Project)
+			before := snapshot(t, home)
+			_, err := PlanInstall(o)
+			if continuity.ErrorCode(err) != continuity.CodeForbidden || !strings.Contains(err.Error(), named) {
+				t.Errorf("plan: %v; want a forbidden error naming %s", err, named)
+			}
+			if now := snapshot(t, home); !sameFiles(before, now) {
+				t.Error("a refused install wrote files")
+			}
+		})
+	}
+}
+
+// TestApplySaysWhatItChanged: when a write fails after another file was
+// changed, Apply's error names each file it changed and its backup.
+func TestApplySaysWhatItChanged(t *testing.T) {
+	home, tomlPath, o := codexCase(t, "model = \"gpt-5\"\n")
+	p := mustPlan(t, PlanInstall, o)
+	hooksPath := filepath.Join(home, ".codex", "hooks.json")
+	failing := errors.New("disk full")
+	defer func(w func(string, []byte, os.FileMode) error) { writeAtomic = w }(writeAtomic)
+	writeAtomic = func(path string, data []byte, perm os.FileMode) error {
+		if path == hooksPath {
+			return failing
+		}
+		return os.WriteFile(path, data, perm)
+	}
+	err := p.Apply(installNow)
+	if !errors.Is(err, failing) || !strings.Contains(err.Error(), tomlPath+" (backup "+tomlPath+".baton-backup-20261130T011858Z)") {
+		t.Errorf("Apply: %v; want it to name config.toml as changed, with its backup", err)
+	}
+}
+
+func chmod(t *testing.T, path string, mode os.FileMode) {
+	t.Helper()
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chmod(path, 0o755) })
+}
