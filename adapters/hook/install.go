@@ -396,7 +396,11 @@ func (h *Harness) handler(ev EventName, binary string) (jsonObj, error) {
 		case placeLabel:
 			v = "baton-" + string(ev.Kind)
 		case placeCommand:
-			v = quotePath(binary, f.Quote) + h.commandTail(ev.Kind)
+			quoted, err := quotePath(binary, f.Quote)
+			if err != nil {
+				return nil, err
+			}
+			v = quoted + h.commandTail(ev.Kind)
 		case placeTimeout:
 			timeout := time.Duration(t.HookTimeoutsMillis[ev.Kind]) * time.Millisecond
 			v = int(math.Ceil(float64(timeout) / float64(f.Unit)))

@@ -293,7 +293,9 @@ func checkTOML(t *testing.T, path string) {
 // plan; where nothing moves config.toml comes back as it was; a table in
 // the way is a conflict.
 func TestCodexTrustFollowsShiftedHooks(t *testing.T) {
-	batonCmd := func(bin string) string { return quoteJSON(quotePath(bin, quoteShell) + " hook stop --harness codex") }
+	batonCmd := func(bin string) string {
+		return quoteJSON(mustQuote(t, bin, quoteShell) + " hook stop --harness codex")
+	}
 	baton := `{"type": "command", "command": ` + batonCmd(testBinary) + `, "timeout": 30}`
 	stale := `{"type": "command", "command": ` + batonCmd("/old/baton") + `, "timeout": 30}`
 	users := `{"type": "command", "command": "/usr/bin/notify", "timeout": 5}`

@@ -530,7 +530,7 @@ func TestInstalledCommands(t *testing.T) {
 			for _, f := range h.Install.Handler {
 				switch got := objField(handler, f.Key); f.Value {
 				case placeCommand:
-					if want := quotePath("/opt/it's here/baton", f.Quote) + tail; got != want {
+					if want := mustQuote(t, "/opt/it's here/baton", f.Quote) + tail; got != want {
 						t.Errorf("%s %s: %s = %v, want %s", h.Name, kind, f.Key, got, want)
 					}
 				case placeTimeout:
@@ -565,12 +565,13 @@ func objField(o jsonObj, key string) any {
 	return nil
 }
 
-// TestQuotePath quotes for each shell; a plain path is left bare.
+// TestQuotePath quotes for each shell; a plain path is left bare; a path the
+// double-quoted Windows form cannot carry is refused, naming the flag.
 func TestQuotePath(t *testing.T) {
 	tests := []struct {
 		path  string
 		style quoteStyle
-		want  string
+		want  string // "" for a refusal
 	}{
 		{"/usr/local/bin/baton", quotePOSIX, "/usr/local/bin/baton"},
 		{"/opt/baton tools/baton", quotePOSIX, "'/opt/baton tools/baton'"},
@@ -578,18 +579,43 @@ func TestQuotePath(t *testing.T) {
 		{"/tmp/$HOME/baton", quotePOSIX, "'/tmp/$HOME/baton'"},
 		{`C:\Program Files\baton\baton.exe`, quoteWindows, `"C:\Program Files\baton\baton.exe"`},
 		{`C:\baton\baton.exe`, quoteWindows, `"C:\baton\baton.exe"`},
+		{`C:\Users\o'neil (x86)\baton.exe`, quoteWindows, `"C:\Users\o'neil (x86)\baton.exe"`},
+		{`C:\a$b\baton.exe`, quoteWindows, ""},
+		{"C:\\a`b\\baton.exe", quoteWindows, ""},
+		{`C:\100%\baton.exe`, quoteWindows, ""},
+		{`C:\wow!\baton.exe`, quoteWindows, ""},
+		{"C:\\tab\there\\baton.exe", quoteWindows, ""},
 		{"/usr/local/bin/baton", quotePowerShell, "/usr/local/bin/baton"},
 		{`C:\Users\o'neil\baton.exe`, quotePowerShell, `& 'C:\Users\o''neil\baton.exe'`},
+		{`C:\Users\o’neil\baton.exe`, quotePowerShell, `& 'C:\Users\o’’neil\baton.exe'`},
+		{`C:\‘a‚‛\baton.exe`, quotePowerShell, `& 'C:\‘‘a‚‚‛‛\baton.exe'`},
+		{`C:\$x\baton.exe`, quotePowerShell, `& 'C:\$x\baton.exe'`},
 	}
 	for _, tt := range tests {
-		got := quotePath(tt.path, tt.style)
-		if got != tt.want {
-			t.Errorf("quotePath(%q, %d) = %s, want %s", tt.path, tt.style, got, tt.want)
+		got, err := quotePath(tt.path, tt.style)
+		if tt.want == "" {
+			if continuity.ErrorCode(err) != continuity.CodeInvalid || !strings.Contains(err.Error(), "--binary") {
+				t.Errorf("quotePath(%q, %d) = %s, %v; want an invalid error naming --binary", tt.path, tt.style, got, err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("quotePath(%q, %d) = %s, %v; want %s", tt.path, tt.style, got, err, tt.want)
 		}
 		if back, ok := unquotePath(got); !ok || back != tt.path {
 			t.Errorf("unquotePath(%s) = %q, %v; want %q", got, back, ok, tt.path)
 		}
 	}
+}
+
+// mustQuote is quotePath of a path it can quote.
+func mustQuote(t *testing.T, path string, s quoteStyle) string {
+	t.Helper()
+	q, err := quotePath(path, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
 }
 
 // TestInstallOwnership: baton's handler is one whose whole command is one
@@ -598,7 +624,7 @@ func TestQuotePath(t *testing.T) {
 // handler the person adds to baton's group keeps the group: install
 // replaces only baton's handler in it, uninstall removes only that.
 func TestInstallOwnership(t *testing.T) {
-	mine := quotePath(testBinary, quoteShell) + " hook stop --harness claude-code"
+	mine := mustQuote(t, testBinary, quoteShell) + " hook stop --harness claude-code"
 	tests := []struct {
 		name, src string
 		// stop is the Stop list after install, and after uninstall ("" for
