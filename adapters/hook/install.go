@@ -283,7 +283,40 @@ func (h *Harness) open(path string, src []byte) (*jsonDoc, error) {
 	if d.root.delim != '{' {
 		return nil, malformed("%s does not hold a JSON object", path)
 	}
-	return d, nil
+	return d, h.unique(d)
+}
+
+// unique refuses a repeated key in each object install reads or edits: the
+// top level, "hooks", and the entries (and their handlers) of the events it
+// registers.
+func (h *Harness) unique(d *jsonDoc) error {
+	if err := d.unique(d.root, "the top-level object"); err != nil {
+		return err
+	}
+	hooks, _ := d.member(d.root, "hooks")
+	if err := d.unique(hooks, "hooks"); err != nil || hooks == nil || hooks.delim != '{' {
+		return err
+	}
+	for _, ev := range h.registered() {
+		list, _ := d.member(hooks, ev.Name)
+		if list == nil || list.delim != '[' {
+			continue
+		}
+		for i, item := range list.items {
+			where := fmt.Sprintf("hooks.%s[%d]", ev.Name, i)
+			if err := d.unique(item, where); err != nil {
+				return err
+			}
+			if hs := d.groupHandlers(item); h.Install.Nested && hs != nil {
+				for j, handler := range hs.items {
+					if err := d.unique(handler, fmt.Sprintf("%s.hooks[%d]", where, j)); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // locate returns d's "hooks" object and ev's list in it, each nil when

@@ -359,8 +359,13 @@ func TestInstallRefusesMalformed(t *testing.T) {
 		name, content, msg string
 	}{
 		{"truncated", `{"hooks": {"Stop": [`, "is not valid JSON (line 1, column 21"},
-		{"comment", "// mine\n{}", "is not valid JSON (line 1, column 1"},
-		{"byte order mark", "\ufeff{}", "is not valid JSON"},
+		{"comment", "{\n  \"a\": 1 // mine\n}", "has a comment on line 2, and baton cannot edit a settings file with comments"},
+		{"block comment", "/* mine */\n{}", "has a comment on line 1"},
+		{"byte order mark", "\ufeff{}", "starts with a UTF-8 byte order mark"},
+		{"hooks twice", "{\n  \"hooks\": {},\n  \"hooks\": {\"Stop\": []}\n}", `the top-level object holds the key "hooks" twice (lines 2 and 3)`},
+		{"an event twice", `{"hooks": {"Stop": [], "Stop": []}}`, `hooks holds the key "Stop" twice`},
+		{"a group's hooks twice", `{"hooks": {"Stop": [{"hooks": [], "hooks": []}]}}`, `hooks.Stop[0] holds the key "hooks" twice`},
+		{"a handler's command twice", `{"hooks": {"Stop": [{"hooks": [{"command": "a", "command": "b"}]}]}}`, `hooks.Stop[0].hooks[0] holds the key "command" twice`},
 		{"trailing garbage", "{}\n}", "is not valid JSON (line 2, column 1"},
 		{"top level is a list", "[]", "does not hold a JSON object"},
 		{"hooks is a list", `{"hooks": []}`, `"hooks" is not an object`},
