@@ -35,7 +35,9 @@
 //	opening.go        the API that waits for the store opening beside a render or a seal
 //	install.go        PlanInstall, PlanUninstall, Apply, Diff: `baton install` and `baton uninstall` from the table's Install rows
 //	install_codex.go  Codex's trust entries in config.toml
+//	install_toml.go   the scanner that finds config.toml's statements and refuses what it would break
 //	install_json.go   the order-keeping JSON editor install edits configurations with
 //	install_diff.go   the unified diff --dry-run prints
 //	install_quote.go  the binary's path quoted for each shell
+//	install_unix.go   whether files can be created in a directory (install_other.go: elsewhere)
 package hook

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,15 +24,20 @@ import (
 // shown (Diff) or applied (Apply: a backup of each file it changes, then an
 // atomic replace).
 //
-// Which entries are baton's: in a harness that nests handlers in matcher
-// groups, a group holding exactly one handler whose command ends in
-// " hook KIND --harness NAME"; elsewhere, such a handler. Install replaces
-// the first of them in place when it differs from what it would write (a
-// moved binary, a changed timeout) and drops any further ones, else appends
-// one entry at the end of the event's list, so other hooks keep their
-// positions (Codex's trust entries are keyed by position). Uninstall removes
-// them, then the event's list if it left it empty, then "hooks" if it left
-// that empty: install then uninstall gives back the same bytes for a file
+// Which handlers are baton's: those whose whole command is one absolute
+// path, bare or quoted as install quotes it, followed by " hook KIND
+// --harness NAME" (a wrapper such as "cd /w && baton hook …" is the
+// person's). In a harness that nests handlers in matcher groups, a group
+// holding only baton's handler (and no key but "matcher" and "hooks") is
+// baton's entry; baton's handler in a group the person added handlers to
+// is baton's alone, the group the person's. Install replaces the first of
+// baton's handlers in place when it differs from what it would write (a
+// moved binary, a changed timeout; for baton's own group a changed matcher
+// too) and drops any further ones, else appends one entry at the end of the
+// event's list, so other hooks keep their positions (Codex's trust entries
+// are keyed by position). Uninstall removes them (a shared group loses only
+// baton's handler), then the event's list if it left it empty, then "hooks"
+// if it left that empty: install then uninstall gives back the same bytes for a file
 // laid out as install writes (and the same JSON value for any other). A
 // list or "hooks" object that was empty before install is gone after
 // uninstall: for the harnesses, absent and empty mean the same.
@@ -78,7 +84,9 @@ type InstallOptions struct {
 
 // FileChange is one file an install or uninstall involves.
 type FileChange struct {
-	Path string
+	// Path is the file the harness reads; Target is the file Apply writes:
+	// Path, or the file it is a symbolic link to (the link stays a link).
+	Path, Target string
 	// Before is the file's content when planned; nil when there is no file.
 	Before []byte
 	// After is its content once applied; nil when the file is removed.
@@ -144,7 +152,7 @@ func plan(o InstallOptions, install bool) (*InstallPlan, error) {
 		return nil, err
 	}
 	path := filepath.Join(dir, filepath.FromSlash(h.Install.File))
-	before, err := readConfig(path)
+	target, before, err := readConfig(path)
 	if err != nil {
 		return nil, err
 	}
@@ -157,32 +165,24 @@ func plan(o InstallOptions, install bool) (*InstallPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &InstallPlan{Harness: h.Name, Scope: scope, Changes: []FileChange{{Path: path, Before: before, After: after}}}
+	p := &InstallPlan{Harness: h.Name, Scope: scope, Changes: []FileChange{{Path: path, Target: target, Before: before, After: after}}}
 	if h.Install.TrustFile == "" {
-		return p, nil
+		return p, p.writable()
 	}
 	userDir, err := h.configDir(o, ScopeUser)
 	if err != nil {
 		return nil, err
 	}
-	trust := FileChange{Path: filepath.Join(userDir, h.Install.TrustFile)}
-	if trust.Before, err = readConfig(trust.Path); err != nil {
-		return nil, err
-	}
-	if !install {
-		trust.After = removeTrust(trust.Before, path)
-		p.Changes = append(p.Changes, trust)
-		return p, nil
-	}
-	want, err := h.trustEntries(path, after)
+	trust, err := h.trustChange(filepath.Join(userDir, h.Install.TrustFile), path, before, after, install)
 	if err != nil {
 		return nil, err
 	}
-	if trust.After, err = addTrust(trust.Path, trust.Before, path, want); err != nil {
-		return nil, err
+	if install {
+		p.Changes = append([]FileChange{trust}, p.Changes...)
+	} else {
+		p.Changes = append(p.Changes, trust)
 	}
-	p.Changes = append([]FileChange{trust}, p.Changes...)
-	return p, nil
+	return p, p.writable()
 }
 
 // resolveHarness finds o's harness and its scope.
@@ -227,19 +227,38 @@ func (h *Harness) configDir(o InstallOptions, scope InstallScope) (string, error
 	return filepath.Abs(filepath.Join(o.Home, filepath.FromSlash(h.Install.UserDir)))
 }
 
-// readConfig reads a configuration file; nil, with no error, when there is
-// none.
-func readConfig(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+// readConfig reads a configuration file through a symbolic link to it (a
+// dotfiles checkout): it returns the file to write, path or the file the
+// link resolves to, and its content; nil content, with no error, when
+// there is none. A link to nothing is refused.
+func readConfig(path string) (target string, data []byte, err error) {
+	target = path
+	if info, err := os.Lstat(path); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		if target, err = filepath.EvalSymlinks(path); err != nil {
+			dest, _ := os.Readlink(path)
+			return "", nil, malformed("%s is a symbolic link to %s, which does not exist (%v); create that file or remove the link", path, dest, pathErr(err))
+		}
+	}
+	b, err := os.ReadFile(target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
+		return target, nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("hook: install: read %s: %w", path, err)
+		return "", nil, fmt.Errorf("hook: install: read %s: %w", target, pathErr(err))
 	case b == nil:
 		b = []byte{}
 	}
-	return b, nil
+	return target, b, nil
+}
+
+// pathErr is err without the operation and path an *fs.PathError repeats,
+// for a message that names the path itself.
+func pathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // malformed is the error for a configuration baton will not edit.
@@ -264,7 +283,40 @@ func (h *Harness) open(path string, src []byte) (*jsonDoc, error) {
 	if d.root.delim != '{' {
 		return nil, malformed("%s does not hold a JSON object", path)
 	}
-	return d, nil
+	return d, h.unique(d)
+}
+
+// unique refuses a repeated key in each object install reads or edits: the
+// top level, "hooks", and the entries (and their handlers) of the events it
+// registers.
+func (h *Harness) unique(d *jsonDoc) error {
+	if err := d.unique(d.root, "the top-level object"); err != nil {
+		return err
+	}
+	hooks, _ := d.member(d.root, "hooks")
+	if err := d.unique(hooks, "hooks"); err != nil || hooks == nil || hooks.delim != '{' {
+		return err
+	}
+	for _, ev := range h.registered() {
+		list, _ := d.member(hooks, ev.Name)
+		if list == nil || list.delim != '[' {
+			continue
+		}
+		for i, item := range list.items {
+			where := fmt.Sprintf("hooks.%s[%d]", ev.Name, i)
+			if err := d.unique(item, where); err != nil {
+				return err
+			}
+			if hs := d.groupHandlers(item); h.Install.Nested && hs != nil {
+				for j, handler := range hs.items {
+					if err := d.unique(handler, fmt.Sprintf("%s.hooks[%d]", where, j)); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // locate returns d's "hooks" object and ev's list in it, each nil when
@@ -282,34 +334,73 @@ func (h *Harness) locate(d *jsonDoc, ev EventName) (hooks, list *jsonNode, err e
 	return hooks, list, nil
 }
 
-// mine lists the indices of baton's entries for ev in list.
-func (h *Harness) mine(d *jsonDoc, list *jsonNode, ev EventName) []int {
-	var idx []int
-	for i, item := range list.items {
-		if h.isMine(d, item, ev) {
-			idx = append(idx, i)
-		}
-	}
-	return idx
+// batonAt is where one of baton's handlers is in an event's list: entry
+// entry, and in a nested harness its handler handler. whole marks an entry
+// that is baton's alone, as install writes it (in a nested harness, a group
+// holding only baton's handler and no key but "matcher" and "hooks").
+type batonAt struct {
+	entry, handler int
+	whole          bool
 }
 
-func (h *Harness) isMine(d *jsonDoc, entry *jsonNode, ev EventName) bool {
-	handler := entry
-	if h.Install.Nested {
-		if entry.delim != '{' {
-			return false
-		}
-		hs, _ := d.member(entry, "hooks")
-		if hs == nil || hs.delim != '[' || len(hs.items) != 1 {
-			return false
-		}
-		handler = hs.items[0]
+// mine lists where baton's handlers for ev are in list (nil: none), in
+// order.
+func (h *Harness) mine(d *jsonDoc, list *jsonNode, ev EventName) []batonAt {
+	if list == nil {
+		return nil
 	}
+	var out []batonAt
+	for i, item := range list.items {
+		if !h.Install.Nested {
+			if h.isMine(d, item, ev) {
+				out = append(out, batonAt{entry: i, whole: true})
+			}
+			continue
+		}
+		hs := d.groupHandlers(item)
+		if hs == nil {
+			continue
+		}
+		for j, handler := range hs.items {
+			if h.isMine(d, handler, ev) {
+				whole := len(hs.items) == 1 && !slices.ContainsFunc(item.keys, func(k string) bool { return k != "matcher" && k != "hooks" })
+				out = append(out, batonAt{entry: i, handler: j, whole: whole})
+			}
+		}
+	}
+	return out
+}
+
+// groupHandlers is a group's "hooks" list; nil when it has none.
+func (d *jsonDoc) groupHandlers(group *jsonNode) *jsonNode {
+	if group.delim != '{' {
+		return nil
+	}
+	hs, _ := d.member(group, "hooks")
+	if hs == nil || hs.delim != '[' {
+		return nil
+	}
+	return hs
+}
+
+// isMine reports whether handler is baton's for ev: its whole command is
+// one absolute path, bare or quoted as quotePath quotes it, followed by
+// commandTail. A command that merely ends that way (a wrapper, "cd /w &&
+// baton …", a relative path) is the person's.
+func (h *Harness) isMine(d *jsonDoc, handler *jsonNode, ev EventName) bool {
 	if handler.delim != '{' {
 		return false
 	}
 	cmd, _ := d.member(handler, h.commandKey())
-	return cmd != nil && cmd.isStr && strings.HasSuffix(cmd.str, h.commandTail(ev.Kind))
+	if cmd == nil || !cmd.isStr {
+		return false
+	}
+	head, ok := strings.CutSuffix(cmd.str, h.commandTail(ev.Kind))
+	if !ok {
+		return false
+	}
+	path, ok := unquotePath(head)
+	return ok && absolutePath(path)
 }
 
 // commandKey is the handler field holding the command baton recognizes:
@@ -328,8 +419,8 @@ func (h *Harness) commandTail(kind continuity.HookKind) string {
 	return " hook " + string(kind) + " --harness " + h.Name
 }
 
-// entry is what install writes into ev's list.
-func (h *Harness) entry(ev EventName, binary string) any {
+// handler is the handler install writes for ev.
+func (h *Harness) handler(ev EventName, binary string) (jsonObj, error) {
 	t := table()
 	handler := make(jsonObj, 0, len(h.Install.Handler))
 	for _, f := range h.Install.Handler {
@@ -338,13 +429,23 @@ func (h *Harness) entry(ev EventName, binary string) any {
 		case placeLabel:
 			v = "baton-" + string(ev.Kind)
 		case placeCommand:
-			v = quotePath(binary, f.Quote) + h.commandTail(ev.Kind)
+			quoted, err := quotePath(binary, f.Quote)
+			if err != nil {
+				return nil, err
+			}
+			v = quoted + h.commandTail(ev.Kind)
 		case placeTimeout:
 			timeout := time.Duration(t.HookTimeoutsMillis[ev.Kind]) * time.Millisecond
 			v = int(math.Ceil(float64(timeout) / float64(f.Unit)))
 		}
 		handler = append(handler, jsonKV{f.Key, v})
 	}
+	return handler, nil
+}
+
+// entry is what install writes into ev's list for handler: the handler, or
+// in a nested harness a group holding it under ev's matcher.
+func (h *Harness) entry(ev EventName, handler jsonObj) any {
 	if !h.Install.Nested {
 		return handler
 	}
@@ -362,7 +463,11 @@ func (h *Harness) install(path string, src []byte, binary string) ([]byte, error
 		return nil, err
 	}
 	for _, ev := range h.registered() {
-		want := h.entry(ev, binary)
+		handler, err := h.handler(ev, binary)
+		if err != nil {
+			return nil, err
+		}
+		want := h.entry(ev, handler)
 		hooks, list, err := h.locate(d, ev)
 		switch {
 		case err != nil:
@@ -372,7 +477,7 @@ func (h *Harness) install(path string, src []byte, binary string) ([]byte, error
 		case list == nil:
 			err = d.insertLast(hooks, ev.Name, []any{want})
 		default:
-			err = h.place(d, ev, want)
+			err = h.place(d, ev, want, handler)
 		}
 		if err != nil {
 			return nil, err
@@ -381,16 +486,22 @@ func (h *Harness) install(path string, src []byte, binary string) ([]byte, error
 	return d.src, nil
 }
 
-// place makes baton's first entry in ev's list equal want (appending it when
-// there is none) and removes any other.
-func (h *Harness) place(d *jsonDoc, ev EventName, want any) error {
+// place makes baton's first handler in ev's list equal handler (appending
+// want, its entry, when there is none) and removes any other. An entry of
+// baton's alone is replaced whole (a new matcher too); in a group the
+// person shares with it, only baton's handler is.
+func (h *Harness) place(d *jsonDoc, ev EventName, want any, handler jsonObj) error {
 	_, list, _ := h.locate(d, ev)
 	mine := h.mine(d, list, ev)
-	switch {
-	case len(mine) == 0:
+	if len(mine) == 0 {
 		return d.insertLast(list, "", want)
-	case !d.equal(list.items[mine[0]], want):
-		if err := d.replaceItem(list, mine[0], want); err != nil {
+	}
+	c, i, v := list, mine[0].entry, want
+	if !mine[0].whole {
+		c, i, v = d.groupHandlers(list.items[i]), mine[0].handler, handler
+	}
+	if !d.equal(c.items[i], v) {
+		if err := d.replaceItem(c, i, v); err != nil {
 			return err
 		}
 	}
@@ -398,8 +509,9 @@ func (h *Harness) place(d *jsonDoc, ev EventName, want any) error {
 	return err
 }
 
-// removeMine removes baton's entries for ev after the first keep, the last
-// first, and returns how many it removed.
+// removeMine removes baton's handlers for ev after the first keep, the last
+// first, and returns how many it removed: an entry of baton's alone goes
+// whole; from a group the person shares with it, only baton's handler.
 func (h *Harness) removeMine(d *jsonDoc, ev EventName, keep int) (int, error) {
 	for n := 0; ; n++ {
 		_, list, err := h.locate(d, ev)
@@ -410,7 +522,13 @@ func (h *Harness) removeMine(d *jsonDoc, ev EventName, keep int) (int, error) {
 		if len(mine) <= keep {
 			return n, nil
 		}
-		if err := d.removeItem(list, mine[len(mine)-1]); err != nil {
+		at := mine[len(mine)-1]
+		if at.whole {
+			err = d.removeItem(list, at.entry)
+		} else {
+			err = d.removeItem(d.groupHandlers(list.items[at.entry]), at.handler)
+		}
+		if err != nil {
 			return n, err
 		}
 	}
@@ -466,35 +584,94 @@ func (p *InstallPlan) Changed() bool {
 }
 
 // Apply writes p's changed files in order. Each file that exists is first
-// copied to PATH.baton-backup-<now, UTC>, then replaced atomically (a
-// temporary file in the same directory, renamed over it) keeping its
-// permissions; a new file is created 0644 with its directory. A file that
-// no longer holds what p was planned from is not touched: Apply stops with
-// a conflict error, and the plan must be made again.
+// copied to PATH.baton-backup-<now, UTC> (beside the name the harness
+// reads: beside a link, not in the directory it points into), then
+// replaced atomically (a temporary file in the same directory as the file,
+// renamed over it) keeping its permissions; a new file is created 0644
+// with its directory. A file that no longer holds what p was planned from
+// is not touched: Apply stops with a conflict error, and the plan must be
+// made again.
 func (p *InstallPlan) Apply(now time.Time) error {
+	if err := p.writable(); err != nil {
+		return err
+	}
+	var done []string
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		if !c.Changed() {
 			continue
 		}
 		if err := c.apply(now); err != nil {
+			if len(done) > 0 {
+				return fmt.Errorf("%w; baton had already changed %s, and left it so", err, strings.Join(done, ", "))
+			}
 			return err
+		}
+		switch {
+		case c.Backup == "":
+			done = append(done, c.Path+" (created)")
+		default:
+			done = append(done, c.Path+" (backup "+c.Backup+")")
 		}
 	}
 	return nil
 }
 
+// writable refuses a plan Apply could not carry out whole, before it
+// writes anything: a file to change without its owner's write bit (made
+// read-only on purpose: the rename would replace it all the same), or a
+// directory baton cannot create the file, its temporary or its backup in.
+func (p *InstallPlan) writable() error {
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if !c.Changed() {
+			continue
+		}
+		if c.Before != nil {
+			if info, err := os.Stat(c.Target); err == nil && info.Mode().Perm()&0o200 == 0 {
+				return continuity.Errorf(continuity.CodeForbidden, "%s is read-only (mode %04o); nothing written: make it writable (chmod u+w) for baton to edit it", c.Target, info.Mode().Perm())
+			}
+		}
+		for _, dir := range []string{filepath.Dir(c.Target), filepath.Dir(c.Path)} {
+			if err := writableDir(dir); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writableDir refuses a directory, or for one yet to be made its nearest
+// existing parent, that files cannot be created in.
+func writableDir(dir string) error {
+	for {
+		info, err := os.Stat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && filepath.Dir(dir) != dir:
+			dir = filepath.Dir(dir)
+			continue
+		case err != nil:
+			return fmt.Errorf("hook: install: %w", err)
+		case !info.IsDir():
+			return continuity.Errorf(continuity.CodeInvalid, "%s is not a directory; nothing written", dir)
+		case info.Mode().Perm()&0o200 == 0 || !canCreateIn(dir):
+			return continuity.Errorf(continuity.CodeForbidden, "baton cannot create files in %s (mode %04o); nothing written: make it writable for baton to edit the files in it", dir, info.Mode().Perm())
+		}
+		return nil
+	}
+}
+
 func (c *FileChange) apply(now time.Time) error {
-	current, err := readConfig(c.Path)
+	target, current, err := readConfig(c.Path)
 	if err != nil {
 		return err
 	}
-	if (current == nil) != (c.Before == nil) || !bytes.Equal(current, c.Before) {
+	if target != c.Target || (current == nil) != (c.Before == nil) || !bytes.Equal(current, c.Before) {
 		return continuity.Errorf(continuity.CodeConflict, "%s changed since baton read it; nothing written to it, run the command again", c.Path)
 	}
 	perm := fs.FileMode(0o644)
 	if c.Before != nil {
-		info, err := os.Stat(c.Path)
+		info, err := os.Stat(c.Target)
 		if err != nil {
 			return fmt.Errorf("hook: install: %w", err)
 		}
@@ -509,14 +686,17 @@ func (c *FileChange) apply(now time.Time) error {
 		}
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(c.Target), 0o755); err != nil {
 		return fmt.Errorf("hook: install: %w", err)
 	}
-	if err := bottle.WriteFileAtomic(c.Path, c.After, perm); err != nil {
+	if err := writeAtomic(c.Target, c.After, perm); err != nil {
 		return fmt.Errorf("hook: install: %w", err)
 	}
 	return nil
 }
+
+// writeAtomic replaces a file atomically; a test makes it fail.
+var writeAtomic = bottle.WriteFileAtomic
 
 // backup writes data to a new file beside path, named for now (a second
 // backup within the same second gets a counter), and returns its path. It

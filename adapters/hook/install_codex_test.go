@@ -2,11 +2,14 @@ package hook
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/batonhq/baton/continuity"
 )
@@ -37,7 +40,11 @@ func TestCodexTrustRecipe(t *testing.T) {
 			}
 		}
 	}
-	stanzas := scanTrust(textLines(string(readFixture(t, "codex-config.toml"))))
+	f, err := parseTrustFile("config.toml", readFixture(t, "codex-config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stanzas := f.stanzas
 	if len(stanzas) != 8 || len(got) != 8 {
 		t.Fatalf("%d trust tables in config.toml, %d hooks in hooks.json; want 8 each", len(stanzas), len(got))
 	}
@@ -67,7 +74,7 @@ func codexCase(t *testing.T, extra string) (home, tomlPath string, o InstallOpti
 func TestCodexTrustTheUsersOwn(t *testing.T) {
 	_, tomlPath, o := codexCase(t, "")
 	hooks := mustPlan(t, PlanInstall, o).Changes[1]
-	want, err := tableHarness(t, "codex").trustEntries(hooks.Path, hooks.After)
+	want, err := tableHarness(t, "codex").trustEntries(codexKeyPath(hooks.Path), hooks.After)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +169,7 @@ func TestStateHeader(t *testing.T) {
 		{`[hooks.state."a"] x = 1`, "", false},
 		{`[hooks.state."a\q"]`, "", false},
 		{`[hooks.state."unterminated]`, "", false},
-		{`hooks.state."a".trusted_hash = "x"`, "", false},
+		{`[hooks.state."a".b]`, "", false},
 	}
 	for _, tt := range tests {
 		key, ok := stateHeader(tt.line)
@@ -173,6 +180,218 @@ func TestStateHeader(t *testing.T) {
 	for _, key := range []string{`C:\Users\me\.codex\hooks.json:stop:0:0`, "a\"b\tc\x7f", "/h/.codex/hooks.json:stop:0:0"} {
 		if got, ok := stateHeader("[hooks.state." + quoteTOML(key) + "]"); !ok || got != key {
 			t.Errorf("quoteTOML(%q) reads back as %q, %v", key, got, ok)
+		}
+	}
+}
+
+// stateHeader returns the key of line when it is a trust table's header.
+func stateHeader(line string) (string, bool) {
+	f, err := parseTrustFile("config.toml", []byte(line))
+	if err != nil || len(f.stanzas) != 1 {
+		return "", false
+	}
+	return f.stanzas[0].entry.key, true
+}
+
+// TestCodexConfigRefused: a config.toml baton would break by appending its
+// trust tables, or that is not TOML, is refused by install and uninstall
+// alike with an invalid error naming the file and the line; nothing is
+// planned.
+func TestCodexConfigRefused(t *testing.T) {
+	tests := []struct {
+		name, content, msg string
+	}{
+		{"hooks.state an inline table", "model = \"x\"\n[hooks]\nstate = { }\n", "line 3: state = … defines hooks.state"},
+		{"hooks.state a dotted key", "hooks.state.\"k\".trusted_hash = \"x\"\n", "line 1: hooks.state.k.trusted_hash = … defines hooks.state"},
+		{"a dotted key under [hooks]", "[hooks]\nstate.\"k\".trusted_hash = \"x\"\n", "line 2: state.k.trusted_hash = …"},
+		{"a key under [hooks.state]", "[hooks.state]\n\"/h/hooks.json:stop:0:0\" = { trusted_hash = \"x\" }\n", "line 2: \"/h/hooks.json:stop:0:0\" = …"},
+		{"hooks a value", "hooks = { state = {} }\n", "line 1: hooks = … defines hooks"},
+		{"hooks an array of tables", "[[hooks]]\nx = 1\n", "line 1: [[hooks]]"},
+		{"trust an array of tables", "[[hooks.state.\"k\"]]\nx = 1\n", "line 1: [[hooks.state.k]]"},
+		{"unterminated basic string", "model = \"x\n", "line 1: a string is not terminated"},
+		{"unterminated literal string", "a = 1\nmodel = 'x\n[features]\n", "line 2: a string is not terminated"},
+		{"a table defined twice", "[features]\nhooks = true\n\n[features]\nx = 1\n", "line 4: the table [features] is defined twice (lines 1 and 4)"},
+		{"an unclosed array", "a = [1,\n2\n", "line 1: this [ is never closed"},
+		{"an unclosed multi-line string", "a = 1\nb = \"\"\"x\n", "line 2: a multi-line string is never closed"},
+		{"a bare word", "model\n", "line 1: expected = after the key model"},
+		{"text after a value", "a = \"x\" y\n", "line 1: unexpected text \"y\""},
+		{"byte order mark", "\ufeffmodel = \"x\"\n", "byte order mark"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, tomlPath, o := codexCase(t, tt.content)
+			for name, plan := range map[string]func(InstallOptions) (*InstallPlan, error){"install": PlanInstall, "uninstall": PlanUninstall} {
+				p, err := plan(o)
+				if p != nil || !errors.Is(err, errMalformed) {
+					t.Fatalf("%s: %v, %v; want a malformed error", name, p, err)
+				}
+				if msg := err.Error(); !strings.Contains(msg, tomlPath) || !strings.Contains(msg, tt.msg) {
+					t.Errorf("%s: error %q does not name the file and %q", name, msg, tt.msg)
+				}
+			}
+			if got, _ := os.ReadFile(tomlPath); string(got) != tt.content {
+				t.Error("config.toml changed")
+			}
+		})
+	}
+}
+
+// TestCodexConfigRoundTrip: whatever valid TOML config.toml holds (strings
+// over lines that look like tables, arrays over lines, dates, CRLF, no final
+// newline), install writes a file TOML reads (checked with Python's tomllib
+// where there is one), a second install changes nothing, and uninstall gives
+// back the bytes.
+func TestCodexConfigRoundTrip(t *testing.T) {
+	for name, content := range map[string]string{
+		"no final newline":           "model = \"x\"",
+		"no final newline, comment":  "model = \"x\" # the model",
+		"a header in a string":       "notes = \"\"\"\n[hooks.state.\"x\"]\ntrusted_hash = \"\"\"\"\nmodel = 'y'\n",
+		"an array over lines":        "a = [\n  1, # one\n  \"]\", { b = [2] },\n]\n",
+		"a date with a space":        "d = 1979-05-27 07:32:00Z\n",
+		"a hooks table":              "[hooks]\nother = 1\n",
+		"another hooks.json's trust": "[hooks.state.\"/elsewhere/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:x\"\n",
+		"CRLF":                       "model = \"x\"\r\n[features]\r\nhooks = true\r\n",
+		"empty":                      "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, tomlPath, o := codexCase(t, content)
+			if err := mustPlan(t, PlanInstall, o).Apply(installNow); err != nil {
+				t.Fatal(err)
+			}
+			installed, _ := os.ReadFile(tomlPath)
+			checkTOML(t, tomlPath)
+			if again := mustPlan(t, PlanInstall, o); again.Changed() {
+				t.Errorf("a second install changes")
+			}
+			if err := mustPlan(t, PlanUninstall, o).Apply(installNow.Add(time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(tomlPath); string(got) != content {
+				t.Errorf("after install and uninstall:\n%q\nwant\n%q\ninstalled:\n%s", got, content, installed)
+			}
+		})
+	}
+}
+
+// checkTOML fails t when Python's tomllib cannot read the file at path; it
+// checks nothing where there is no python3 with tomllib.
+func checkTOML(t *testing.T, path string) {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil || exec.Command(py, "-c", "import tomllib").Run() != nil {
+		return
+	}
+	if out, err := exec.Command(py, "-c", "import sys, tomllib; tomllib.load(open(sys.argv[1], 'rb'))", path).CombinedOutput(); err != nil {
+		data, _ := os.ReadFile(path)
+		t.Errorf("%s is not valid TOML: %s\n%s", path, out, data)
+	}
+}
+
+// TestCodexTrustFollowsShiftedHooks: when removing baton's entry (uninstall,
+// or install dropping a stale duplicate) shifts the person's hooks up, their
+// trust tables move to the new positions with the same hash, in the same
+// plan; where nothing moves config.toml comes back as it was; a table in
+// the way is a conflict.
+func TestCodexTrustFollowsShiftedHooks(t *testing.T) {
+	batonCmd := func(bin string) string {
+		return quoteJSON(mustQuote(t, bin, quoteShell) + " hook stop --harness codex")
+	}
+	baton := `{"type": "command", "command": ` + batonCmd(testBinary) + `, "timeout": 30}`
+	stale := `{"type": "command", "command": ` + batonCmd("/old/baton") + `, "timeout": 30}`
+	users := `{"type": "command", "command": "/usr/bin/notify", "timeout": 5}`
+	hash := codexTrustHash("stop", nil, codexHandler{Command: "/usr/bin/notify", Timeout: new(float64(5))})
+	tests := []struct {
+		name, stop string // the Stop list
+		install    bool
+		from, to   string // the person's trust key's position before and after
+		extra      string // more of config.toml
+		conflict   bool
+	}{
+		{"uninstall: a group after baton's", `[{"hooks": [` + baton + `]}, {"hooks": [` + users + `]}]`, false, "1:0", "0:0", "", false},
+		{"uninstall: a handler after baton's in its group", `[{"hooks": [` + baton + `, ` + users + `]}]`, false, "0:1", "0:0", "", false},
+		{"uninstall: a group before baton's", `[{"hooks": [` + users + `]}, {"hooks": [` + baton + `]}]`, false, "0:0", "0:0", "", false},
+		{"install: a stale duplicate before the person's", `[{"hooks": [` + baton + `]}, {"hooks": [` + stale + `]}, {"hooks": [` + users + `]}]`, true, "2:0", "1:0", "", false},
+		{"uninstall: a table in the way", `[{"hooks": [` + baton + `]}, {"hooks": [` + users + `]}]`, false, "1:0", "", "\n[hooks.state.\"$HOOKS:stop:0:0\"]\ntrusted_hash = \"sha256:1\"\n", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home, tomlPath, o := codexCase(t, "")
+			hooksPath := filepath.Join(home, ".codex", "hooks.json")
+			writeFile(t, hooksPath, []byte(`{"hooks": {"Stop": `+tt.stop+`}}`))
+			stanza := func(pos string) string {
+				return "[hooks.state." + quoteTOML(hooksPath+":stop:"+pos) + "]\ntrusted_hash = " + quoteTOML(hash) + "\n"
+			}
+			toml := "model = \"gpt-5\"\n\n" + stanza(tt.from) + strings.ReplaceAll(tt.extra, "$HOOKS", hooksPath)
+			writeFile(t, tomlPath, []byte(toml))
+			plan := PlanUninstall
+			if tt.install {
+				plan = PlanInstall
+			}
+			p, err := plan(o)
+			if tt.conflict {
+				if err == nil || !strings.Contains(err.Error(), hooksPath+":stop:0:0") {
+					t.Fatalf("plan: %v; want a conflict naming the key in the way", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Apply(installNow); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(tomlPath)
+			if !strings.Contains(string(got), stanza(tt.to)) || tt.from != tt.to && strings.Contains(string(got), hooksPath+":stop:"+tt.from+`"`) {
+				t.Errorf("config.toml does not trust the person's hook at %s only:\n%s", tt.to, got)
+			}
+			if !tt.install && string(got) != strings.Replace(toml, hooksPath+":stop:"+tt.from, hooksPath+":stop:"+tt.to, 1) {
+				t.Errorf("uninstall changed more than the key:\n%s\nwas\n%s", got, toml)
+			}
+			checkTOML(t, tomlPath)
+		})
+	}
+}
+
+// TestCodexTrustKeysResolveLinks: Codex canonicalizes CODEX_HOME, so the
+// trust keys name hooks.json with the links in its directory resolved, also
+// when that directory does not exist yet (a dry run: its existing parent
+// resolved).
+func TestCodexTrustKeysResolveLinks(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"real-codex", "real-parent"} {
+		if err := os.Mkdir(filepath.Join(root, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"codex-link": "real-codex", "parent-link": "real-parent"} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Skip(err)
+		}
+	}
+	tests := []struct{ codexHome, keyDir string }{
+		{filepath.Join(root, "codex-link"), filepath.Join(root, "real-codex")},
+		{filepath.Join(root, "parent-link", "codex"), filepath.Join(root, "real-parent", "codex")},
+		{filepath.Join(root, "real-codex"), filepath.Join(root, "real-codex")},
+	}
+	for _, tt := range tests {
+		o := InstallOptions{Harness: "codex", Binary: testBinary, Home: root, Getenv: func(k string) string {
+			if k == "CODEX_HOME" {
+				return tt.codexHome
+			}
+			return ""
+		}}
+		p := mustPlan(t, PlanInstall, o)
+		keys := trustKeys(string(p.Changes[0].After))
+		if len(keys) != 5 {
+			t.Fatalf("CODEX_HOME=%s: %d trust keys, want 5: %v", tt.codexHome, len(keys), keys)
+		}
+		for _, k := range keys {
+			if !strings.HasPrefix(k, filepath.Join(tt.keyDir, "hooks.json")+":") {
+				t.Errorf("CODEX_HOME=%s: trust key %s, want it under %s", tt.codexHome, k, tt.keyDir)
+			}
 		}
 	}
 }

@@ -81,6 +81,9 @@ func indentUnit(src []byte) string {
 }
 
 func (d *jsonDoc) parse() error {
+	if bytes.HasPrefix(d.src, []byte(utf8BOM)) {
+		return malformed("%s starts with a UTF-8 byte order mark, which JSON does not allow; save it without one", d.name)
+	}
 	var probe any
 	if err := json.Unmarshal(d.src, &probe); err != nil {
 		var syn *json.SyntaxError
@@ -92,6 +95,9 @@ func (d *jsonDoc) parse() error {
 				off--
 			}
 			line, col := lineCol(d.src, off)
+			if rest := d.src[min(max(off, 0), len(d.src)):]; bytes.HasPrefix(rest, []byte("//")) || bytes.HasPrefix(rest, []byte("/*")) {
+				return malformed("%s has a comment on line %d, and baton cannot edit a settings file with comments: remove them, or add baton's hooks by hand (`baton install --dry-run` prints them)", d.name, line)
+			}
 			return malformed("%s is not valid JSON (line %d, column %d: %v)", d.name, line, col, syn)
 		}
 		return malformed("%s is not valid JSON (%v)", d.name, err)
@@ -175,7 +181,8 @@ func (p *jsonParser) node(tok json.Token, start, end int) (*jsonNode, error) {
 }
 
 // member returns the value of obj's member key (the last, as JSON.parse
-// keeps it, when a key repeats) and its index, or nil and -1.
+// keeps it, when a key repeats: Harness.open refuses that where install
+// looks) and its index, or nil and -1.
 func (d *jsonDoc) member(obj *jsonNode, key string) (*jsonNode, int) {
 	for i := len(obj.keys) - 1; i >= 0; i-- {
 		if obj.keys[i] == key {
@@ -183,6 +190,25 @@ func (d *jsonDoc) member(obj *jsonNode, key string) (*jsonNode, int) {
 		}
 	}
 	return nil, -1
+}
+
+// unique refuses a key obj (the value at where) holds twice: JSON.parse
+// keeps the last, and once baton edited or removed that one, the other
+// would take its place.
+func (d *jsonDoc) unique(obj *jsonNode, where string) error {
+	if obj == nil || obj.delim != '{' {
+		return nil
+	}
+	seen := make(map[string]int, len(obj.keys))
+	for i, k := range obj.keys {
+		if j, ok := seen[k]; ok {
+			first, _ := lineCol(d.src, obj.keyStarts[j])
+			again, _ := lineCol(d.src, obj.keyStarts[i])
+			return malformed("%s: %s holds the key %q twice (lines %d and %d); keep one", d.name, where, k, first, again)
+		}
+		seen[k] = i
+	}
+	return nil
 }
 
 // raw is n's text.

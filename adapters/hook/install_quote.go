@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/batonhq/baton/continuity"
 )
 
 // quoteStyle is the shell a harness hands a hook's command line to.
@@ -32,7 +35,12 @@ func (s *quoteStyle) UnmarshalText(b []byte) error {
 }
 
 // quotePath quotes path as the first word of a command line in style s.
-func quotePath(path string, s quoteStyle) string {
+// The double-quoted Windows form is read by cmd.exe (which expands %VAR%
+// and, with delayed expansion, !VAR!) and by Git Bash (which expands $ and
+// backquotes, and eats a backslash before $): a path holding one of
+// windowsUnsafe is refused with an invalid error rather than written as a
+// command that runs something else.
+func quotePath(path string, s quoteStyle) (string, error) {
 	if s == quoteShell {
 		s = quotePOSIX
 		if runtime.GOOS == "windows" {
@@ -41,23 +49,96 @@ func quotePath(path string, s quoteStyle) string {
 	}
 	switch s {
 	case quoteWindows:
-		return `"` + path + `"` // Windows paths cannot contain '"'
+		if i := strings.IndexFunc(path, func(r rune) bool { return r < 0x20 || r == 0x7f || strings.ContainsRune(windowsUnsafe, r) }); i >= 0 {
+			r, _ := utf8.DecodeRuneInString(path[i:])
+			return "", continuity.Invalid("binary", fmt.Sprintf("%s holds %q, which a double-quoted command line cannot carry safely for cmd.exe and Git Bash; install baton under a path without %s or control characters, or pass --binary with one", path, r, strings.Join(strings.Split(windowsUnsafe, ""), " ")))
+		}
+		return `"` + path + `"`, nil
 	case quotePowerShell:
 		if plainPath(path) {
-			return path
+			return path, nil
 		}
-		// A quoted string is a value to PowerShell; & runs it.
-		return "& '" + strings.ReplaceAll(path, "'", "''") + "'"
+		// A quoted string is a value to PowerShell; & runs it. PowerShell
+		// ends a single-quoted string at any of psQuotes, each doubled inside.
+		var b strings.Builder
+		b.WriteString("& '")
+		for _, r := range path {
+			if strings.ContainsRune(psQuotes, r) {
+				b.WriteRune(r)
+			}
+			b.WriteRune(r)
+		}
+		b.WriteString("'")
+		return b.String(), nil
 	default:
 		if plainPath(path) {
-			return path
+			return path, nil
 		}
-		return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
+		return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'", nil
 	}
 }
+
+// windowsUnsafe are the characters the double-quoted Windows form cannot
+// carry (besides control characters).
+const windowsUnsafe = "$`%\"!"
 
 // plainPath reports whether path needs no quoting in any of the shells: it
 // holds only letters, digits and characters none of them treat specially.
 func plainPath(path string) bool {
 	return path != "" && strings.Trim(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:+-") == ""
+}
+
+// unquotePath reads back a path quotePath wrote, in any of its styles; false
+// for anything else (a second word, a path needing quotes left bare, one
+// quoted otherwise).
+func unquotePath(s string) (string, bool) {
+	switch {
+	case plainPath(s):
+		return s, true
+	case len(s) >= 4 && strings.HasPrefix(s, "& '") && strings.HasSuffix(s, "'"):
+		return undouble(s[3 : len(s)-1])
+	case len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' && !strings.Contains(s[1:len(s)-1], `"`):
+		return s[1 : len(s)-1], true
+	case len(s) >= 2 && s[0] == '\'' && s[len(s)-1] == '\'':
+		inner := s[1 : len(s)-1]
+		if strings.Contains(strings.ReplaceAll(inner, `'\''`, ""), "'") {
+			return "", false
+		}
+		return strings.ReplaceAll(inner, `'\''`, "'"), true
+	}
+	return "", false
+}
+
+// undouble reads a PowerShell single-quoted string's content, where each
+// quote character stands doubled.
+func undouble(s string) (string, bool) {
+	var b strings.Builder
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		if strings.ContainsRune(psQuotes, rs[i]) {
+			if i+1 == len(rs) || rs[i+1] != rs[i] {
+				return "", false
+			}
+			i++
+		}
+		b.WriteRune(rs[i])
+	}
+	return b.String(), true
+}
+
+// psQuotes are the characters PowerShell ends a single-quoted string at:
+// the apostrophe and the typographic single quotes.
+const psQuotes = "'\u2018\u2019\u201a\u201b"
+
+// absolutePath reports whether path is absolute on Unix or on Windows
+// (C:\…, C:/…, \\server\…): a configuration may be read on either.
+func absolutePath(path string) bool {
+	switch {
+	case strings.HasPrefix(path, "/"), strings.HasPrefix(path, `\\`):
+		return true
+	case len(path) >= 3 && path[1] == ':' && (path[2] == '\\' || path[2] == '/'):
+		c := path[0] | 0x20
+		return 'a' <= c && c <= 'z'
+	}
+	return false
 }

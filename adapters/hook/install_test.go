@@ -2,6 +2,7 @@ package hook
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"io/fs"
@@ -96,12 +97,17 @@ func writeFile(t *testing.T, path string, data []byte) {
 	}
 }
 
-// snapshot reads every file under root.
+// snapshot reads every file under root, and where each link points.
 func snapshot(t *testing.T, root string) map[string]string {
 	t.Helper()
 	files := map[string]string{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			dest, err := os.Readlink(path)
+			files[path] = "-> " + dest
 			return err
 		}
 		b, err := os.ReadFile(path)
@@ -286,7 +292,8 @@ func TestInstallReplacesItsOwnEntries(t *testing.T) {
 	h := tableHarness(t, "codex")
 	stop := h.registered()[2]
 	_, list, _ := h.locate(doc, stop)
-	if err := doc.insertLast(list, "", h.entry(stop, "/old/baton")); err != nil {
+	old, _ := h.handler(stop, "/old/baton")
+	if err := doc.insertLast(list, "", h.entry(stop, old)); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, hooksPath, doc.src)
@@ -323,12 +330,25 @@ func TestInstallReplacesItsOwnEntries(t *testing.T) {
 
 func trustKeys(toml string) []string {
 	var keys []string
-	for _, s := range scanTrust(textLines(toml)) {
+	f, err := parseTrustFile("config.toml", []byte(toml))
+	if err != nil {
+		return []string{err.Error()}
+	}
+	for _, s := range f.stanzas {
 		if s.mine {
 			keys = append(keys, s.entry.key)
 		}
 	}
 	return keys
+}
+
+// claudeCase is a home with Claude Code's user settings holding content.
+func claudeCase(t *testing.T, content string) (path string, o InstallOptions) {
+	t.Helper()
+	root := t.TempDir()
+	path = filepath.Join(root, ".claude", "settings.json")
+	writeFile(t, path, []byte(content))
+	return path, InstallOptions{Harness: "claude-code", Binary: testBinary, Home: root}
 }
 
 // TestInstallRefusesMalformed: a file the harness could not read either is
@@ -339,8 +359,13 @@ func TestInstallRefusesMalformed(t *testing.T) {
 		name, content, msg string
 	}{
 		{"truncated", `{"hooks": {"Stop": [`, "is not valid JSON (line 1, column 21"},
-		{"comment", "// mine\n{}", "is not valid JSON (line 1, column 1"},
-		{"byte order mark", "\ufeff{}", "is not valid JSON"},
+		{"comment", "{\n  \"a\": 1 // mine\n}", "has a comment on line 2, and baton cannot edit a settings file with comments"},
+		{"block comment", "/* mine */\n{}", "has a comment on line 1"},
+		{"byte order mark", "\ufeff{}", "starts with a UTF-8 byte order mark"},
+		{"hooks twice", "{\n  \"hooks\": {},\n  \"hooks\": {\"Stop\": []}\n}", `the top-level object holds the key "hooks" twice (lines 2 and 3)`},
+		{"an event twice", `{"hooks": {"Stop": [], "Stop": []}}`, `hooks holds the key "Stop" twice`},
+		{"a group's hooks twice", `{"hooks": {"Stop": [{"hooks": [], "hooks": []}]}}`, `hooks.Stop[0] holds the key "hooks" twice`},
+		{"a handler's command twice", `{"hooks": {"Stop": [{"hooks": [{"command": "a", "command": "b"}]}]}}`, `hooks.Stop[0].hooks[0] holds the key "command" twice`},
 		{"trailing garbage", "{}\n}", "is not valid JSON (line 2, column 1"},
 		{"top level is a list", "[]", "does not hold a JSON object"},
 		{"hooks is a list", `{"hooks": []}`, `"hooks" is not an object`},
@@ -348,10 +373,7 @@ func TestInstallRefusesMalformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root := t.TempDir()
-			path := filepath.Join(root, ".claude", "settings.json")
-			writeFile(t, path, []byte(tt.content))
-			o := InstallOptions{Harness: "claude-code", Binary: testBinary, Home: root}
+			path, o := claudeCase(t, tt.content)
 			for name, plan := range map[string]func(InstallOptions) (*InstallPlan, error){"install": PlanInstall, "uninstall": PlanUninstall} {
 				p, err := plan(o)
 				if p != nil || continuity.ErrorCode(err) != continuity.CodeInvalid || !errors.Is(err, errMalformed) {
@@ -505,15 +527,15 @@ func TestInstalledCommands(t *testing.T) {
 		for _, ev := range h.registered() {
 			kind := string(ev.Kind)
 			kinds = append(kinds, kind)
-			handler := h.entry(ev, "/opt/it's here/baton").(jsonObj)
-			if h.Install.Nested {
-				handler = objField(handler, "hooks").([]any)[0].(jsonObj)
+			handler, err := h.handler(ev, "/opt/it's here/baton")
+			if err != nil {
+				t.Fatal(err)
 			}
 			tail := " hook " + kind + " --harness " + h.Name
 			for _, f := range h.Install.Handler {
 				switch got := objField(handler, f.Key); f.Value {
 				case placeCommand:
-					if want := quotePath("/opt/it's here/baton", f.Quote) + tail; got != want {
+					if want := mustQuote(t, "/opt/it's here/baton", f.Quote) + tail; got != want {
 						t.Errorf("%s %s: %s = %v, want %s", h.Name, kind, f.Key, got, want)
 					}
 				case placeTimeout:
@@ -548,12 +570,13 @@ func objField(o jsonObj, key string) any {
 	return nil
 }
 
-// TestQuotePath quotes for each shell; a plain path is left bare.
+// TestQuotePath quotes for each shell; a plain path is left bare; a path the
+// double-quoted Windows form cannot carry is refused, naming the flag.
 func TestQuotePath(t *testing.T) {
 	tests := []struct {
 		path  string
 		style quoteStyle
-		want  string
+		want  string // "" for a refusal
 	}{
 		{"/usr/local/bin/baton", quotePOSIX, "/usr/local/bin/baton"},
 		{"/opt/baton tools/baton", quotePOSIX, "'/opt/baton tools/baton'"},
@@ -561,12 +584,335 @@ func TestQuotePath(t *testing.T) {
 		{"/tmp/$HOME/baton", quotePOSIX, "'/tmp/$HOME/baton'"},
 		{`C:\Program Files\baton\baton.exe`, quoteWindows, `"C:\Program Files\baton\baton.exe"`},
 		{`C:\baton\baton.exe`, quoteWindows, `"C:\baton\baton.exe"`},
+		{`C:\Users\o'neil (x86)\baton.exe`, quoteWindows, `"C:\Users\o'neil (x86)\baton.exe"`},
+		{`C:\a$b\baton.exe`, quoteWindows, ""},
+		{"C:\\a`b\\baton.exe", quoteWindows, ""},
+		{`C:\100%\baton.exe`, quoteWindows, ""},
+		{`C:\wow!\baton.exe`, quoteWindows, ""},
+		{"C:\\tab\there\\baton.exe", quoteWindows, ""},
 		{"/usr/local/bin/baton", quotePowerShell, "/usr/local/bin/baton"},
 		{`C:\Users\o'neil\baton.exe`, quotePowerShell, `& 'C:\Users\o''neil\baton.exe'`},
+		{`C:\Users\o’neil\baton.exe`, quotePowerShell, `& 'C:\Users\o’’neil\baton.exe'`},
+		{`C:\‘a‚‛\baton.exe`, quotePowerShell, `& 'C:\‘‘a‚‚‛‛\baton.exe'`},
+		{`C:\$x\baton.exe`, quotePowerShell, `& 'C:\$x\baton.exe'`},
 	}
 	for _, tt := range tests {
-		if got := quotePath(tt.path, tt.style); got != tt.want {
-			t.Errorf("quotePath(%q, %d) = %s, want %s", tt.path, tt.style, got, tt.want)
+		got, err := quotePath(tt.path, tt.style)
+		if tt.want == "" {
+			if continuity.ErrorCode(err) != continuity.CodeInvalid || !strings.Contains(err.Error(), "--binary") {
+				t.Errorf("quotePath(%q, %d) = %s, %v; want an invalid error naming --binary", tt.path, tt.style, got, err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("quotePath(%q, %d) = %s, %v; want %s", tt.path, tt.style, got, err, tt.want)
+		}
+		if back, ok := unquotePath(got); !ok || back != tt.path {
+			t.Errorf("unquotePath(%s) = %q, %v; want %q", got, back, ok, tt.path)
 		}
 	}
+}
+
+// mustQuote is quotePath of a path it can quote.
+func mustQuote(t *testing.T, path string, s quoteStyle) string {
+	t.Helper()
+	q, err := quotePath(path, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// TestInstallOwnership: baton's handler is one whose whole command is one
+// absolute path, quoted as install quotes it, then " hook KIND --harness
+// NAME"; a wrapper ending the same way is the person's and is left alone. A
+// handler the person adds to baton's group keeps the group: install
+// replaces only baton's handler in it, uninstall removes only that.
+func TestInstallOwnership(t *testing.T) {
+	mine := mustQuote(t, testBinary, quoteShell) + " hook stop --harness claude-code"
+	tests := []struct {
+		name, src string
+		// stop is the Stop list after install, and after uninstall ("" for
+		// none).
+		installed, uninstalled string
+	}{
+		{"a wrapper in the person's group",
+			`{"hooks": {"Stop": [{"matcher": "x", "hooks": [{"type": "command", "command": "cd /w && /usr/bin/baton hook stop --harness claude-code"}]}]}}`,
+			`[{"matcher": "x", "hooks": [{"type": "command", "command": "cd /w && /usr/bin/baton hook stop --harness claude-code"}]}, {"hooks": [{"type": "command", "command": "` + mine + `", "timeout": 30}]}]`,
+			`[{"matcher": "x", "hooks": [{"type": "command", "command": "cd /w && /usr/bin/baton hook stop --harness claude-code"}]}]`},
+		{"a relative path",
+			`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "baton hook stop --harness claude-code"}]}]}}`,
+			`[{"hooks": [{"type": "command", "command": "baton hook stop --harness claude-code"}]}, {"hooks": [{"type": "command", "command": "` + mine + `", "timeout": 30}]}]`,
+			`[{"hooks": [{"type": "command", "command": "baton hook stop --harness claude-code"}]}]`},
+		{"two words before the tail",
+			`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/usr/bin/env /usr/bin/baton hook stop --harness claude-code"}]}]}}`,
+			`[{"hooks": [{"type": "command", "command": "/usr/bin/env /usr/bin/baton hook stop --harness claude-code"}]}, {"hooks": [{"type": "command", "command": "` + mine + `", "timeout": 30}]}]`,
+			`[{"hooks": [{"type": "command", "command": "/usr/bin/env /usr/bin/baton hook stop --harness claude-code"}]}]`},
+		{"the person's handler in baton's group",
+			`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/old/baton hook stop --harness claude-code", "timeout": 30}, {"type": "command", "command": "/usr/bin/notify"}]}]}}`,
+			`[{"hooks": [{"type": "command", "command": "` + mine + `", "timeout": 30}, {"type": "command", "command": "/usr/bin/notify"}]}]`,
+			`[{"hooks": [{"type": "command", "command": "/usr/bin/notify"}]}]`},
+		{"baton's handler second in the person's group",
+			`{"hooks": {"Stop": [{"matcher": "m", "hooks": [{"type": "command", "command": "/usr/bin/notify"}, {"type": "command", "command": "'/old dir/baton' hook stop --harness claude-code"}]}]}}`,
+			`[{"matcher": "m", "hooks": [{"type": "command", "command": "/usr/bin/notify"}, {"type": "command", "command": "` + mine + `", "timeout": 30}]}]`,
+			`[{"matcher": "m", "hooks": [{"type": "command", "command": "/usr/bin/notify"}]}]`},
+		{"baton's group, quoted for cmd",
+			`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "\"C:\\baton dir\\baton.exe\" hook stop --harness claude-code"}]}]}}`,
+			`[{"hooks": [{"type": "command", "command": "` + mine + `", "timeout": 30}]}]`,
+			``},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path, o := claudeCase(t, tt.src)
+			if err := mustPlan(t, PlanInstall, o).Apply(installNow); err != nil {
+				t.Fatal(err)
+			}
+			checkStop(t, "install", path, tt.installed)
+			if again := mustPlan(t, PlanInstall, o); again.Changed() {
+				t.Error("a second install changes")
+			}
+			if err := mustPlan(t, PlanUninstall, o).Apply(installNow); err != nil {
+				t.Fatal(err)
+			}
+			checkStop(t, "uninstall", path, tt.uninstalled)
+		})
+	}
+}
+
+// checkStop compares the Stop list of the settings at path with want.
+func checkStop(t *testing.T, after, path, want string) {
+	t.Helper()
+	data, _ := os.ReadFile(path)
+	var v struct {
+		Hooks map[string]json.RawMessage `json:"hooks"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	got := v.Hooks["Stop"]
+	if want == "" && got == nil {
+		return
+	}
+	if !jsonEqual(got, []byte(want)) {
+		t.Errorf("Stop after %s:\n%s\nwant\n%s", after, got, want)
+	}
+}
+
+// TestInstallThroughSymlink: a configuration that is a symbolic link (a
+// dotfiles checkout) stays a link: install and uninstall write the file it
+// points to, atomically in that file's directory, and the backup sits
+// beside the link. A dangling link is refused, and nothing is written.
+func TestInstallThroughSymlink(t *testing.T) {
+	orig := string(readFixture(t, "claude-settings.json"))
+	tests := []struct {
+		name   string
+		target string // the link's text, relative to the link's directory
+		exists bool
+	}{
+		{"relative link", "../dotfiles/claude/settings.json", true},
+		{"dangling link", "../dotfiles/claude/missing.json", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			link := filepath.Join(root, ".claude", "settings.json")
+			target := filepath.Join(filepath.Dir(link), tt.target)
+			writeFile(t, filepath.Join(root, "dotfiles", "claude", "settings.json"), []byte(orig))
+			if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(tt.target, link); err != nil {
+				t.Skip(err)
+			}
+			o := InstallOptions{Harness: "claude-code", Binary: testBinary, Home: root}
+			before := snapshot(t, root)
+			if !tt.exists {
+				_, err := PlanInstall(o)
+				if !errors.Is(err, errMalformed) || !strings.Contains(err.Error(), link) || !strings.Contains(err.Error(), "does not exist") {
+					t.Fatalf("install through a dangling link: %v; want an error naming the link", err)
+				}
+				if now := snapshot(t, root); !sameFiles(before, now) {
+					t.Error("a refused install wrote files")
+				}
+				return
+			}
+			p := mustPlan(t, PlanInstall, o)
+			if err := p.Apply(installNow); err != nil {
+				t.Fatal(err)
+			}
+			assertLink := func(when string) {
+				t.Helper()
+				if info, err := os.Lstat(link); err != nil || info.Mode()&fs.ModeSymlink == 0 {
+					t.Fatalf("after %s %s is no longer a link (%v)", when, link, err)
+				}
+			}
+			assertLink("install")
+			if got, _ := os.ReadFile(target); !strings.Contains(string(got), "hook stop --harness claude-code") {
+				t.Errorf("the link's target was not updated:\n%s", got)
+			}
+			if got, err := os.ReadFile(link + ".baton-backup-20261130T011858Z"); err != nil || string(got) != orig {
+				t.Errorf("no backup beside the link (%v)", err)
+			}
+			if err := mustPlan(t, PlanUninstall, o).Apply(installNow.Add(time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			assertLink("uninstall")
+			if got, _ := os.ReadFile(target); string(got) != orig {
+				t.Errorf("after install and uninstall the target holds:\n%s", got)
+			}
+		})
+	}
+}
+
+// TestInstallReadErrorNamesThePathOnce: a configuration baton cannot read
+// is named once in the error, not once per layer.
+func TestInstallReadErrorNamesThePathOnce(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, ".claude", "settings.json")
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := PlanInstall(InstallOptions{Harness: "claude-code", Binary: testBinary, Home: root})
+	if err == nil || strings.Count(err.Error(), path) != 1 || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("install over a directory: %v; want the path named once and why", err)
+	}
+}
+
+// TestInstallMatchers: SessionStart is registered for every source the
+// harness sends (Codex 0.169's schema lists fork; Claude Code 2.1.328's
+// captured payloads do not).
+func TestInstallMatchers(t *testing.T) {
+	for harness, want := range map[string]string{
+		"codex":       "startup|resume|clear|compact|fork",
+		"claude-code": "startup|resume|clear|compact",
+	} {
+		if got := tableHarness(t, harness).registered()[0].Matcher; got != want {
+			t.Errorf("%s registers SessionStart under %q, want %q", harness, got, want)
+		}
+	}
+}
+
+// TestInstallUpgradesTheMatcher: baton's SessionStart group written under
+// an earlier matcher is replaced in place (its trust follows, same key, new
+// hash), and uninstall still takes it out.
+func TestInstallUpgradesTheMatcher(t *testing.T) {
+	home, tomlPath, o := codexCase(t, "model = \"gpt-5\"\n")
+	hooksPath := filepath.Join(home, ".codex", "hooks.json")
+	h := tableHarness(t, "codex")
+	start := h.registered()[0]
+	handler, err := h.handler(start, testBinary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := start
+	old.Matcher = "startup|resume|clear|compact"
+	hooks := "{\n  \"hooks\": {\n    \"SessionStart\": [\n      " + renderJSON(h.entry(old, handler), "      ", "  ", "\n") + "\n    ]\n  }\n}\n"
+	want, err := h.trustEntries(codexKeyPath(hooksPath), []byte(hooks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	toml, err := addTrust(tomlPath, []byte("model = \"gpt-5\"\n"), []string{codexKeyPath(hooksPath)}, want, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, hooksPath, []byte(hooks))
+	writeFile(t, tomlPath, toml)
+
+	if err := mustPlan(t, PlanInstall, o).Apply(installNow); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(hooksPath)
+	if strings.Count(string(got), "hook start --harness codex") != 1 || !strings.Contains(string(got), `"matcher": "`+start.Matcher+`"`) {
+		t.Errorf("the old group was not replaced in place:\n%s", got)
+	}
+	gotToml, _ := os.ReadFile(tomlPath)
+	if strings.Contains(string(gotToml), want[0].hash) || strings.Count(string(gotToml), want[0].key) != 1 {
+		t.Errorf("the trust of the old group was not replaced:\n%s", gotToml)
+	}
+	if again := mustPlan(t, PlanInstall, o); again.Changed() {
+		t.Error("a second install changes")
+	}
+	if err := mustPlan(t, PlanUninstall, o).Apply(installNow.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(tomlPath); string(got) != "model = \"gpt-5\"\n" {
+		t.Errorf("config.toml after uninstall:\n%s", got)
+	}
+	if got, _ := os.ReadFile(hooksPath); strings.Contains(string(got), "baton") {
+		t.Errorf("hooks.json after uninstall:\n%s", got)
+	}
+}
+
+// TestInstallRefusesWhatItCannotWrite: a configuration without its owner's
+// write bit, or a directory baton cannot create files in, is refused before
+// anything is written, by the plan and by Apply alike; the error names it.
+func TestInstallRefusesWhatItCannotWrite(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, home, project string) string // returns what the error names
+	}{
+		{"a read-only hooks.json", func(t *testing.T, home, project string) string {
+			path := filepath.Join(project, ".codex", "hooks.json")
+			writeFile(t, path, []byte("{}\n"))
+			chmod(t, path, 0o444)
+			return path
+		}},
+		{"a read-only config.toml", func(t *testing.T, home, project string) string {
+			path := filepath.Join(home, ".codex", "config.toml")
+			chmod(t, path, 0o444)
+			return path
+		}},
+		{"a read-only project directory", func(t *testing.T, home, project string) string {
+			dir := filepath.Join(project, ".codex")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			chmod(t, dir, 0o555)
+			return dir
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home, _, o := codexCase(t, "model = \"gpt-5\"\n")
+			o.Project = filepath.Join(home, "project")
+			o.Scope = ScopeProject
+			named := tt.setup(t, home, o.Project)
+			before := snapshot(t, home)
+			_, err := PlanInstall(o)
+			if continuity.ErrorCode(err) != continuity.CodeForbidden || !strings.Contains(err.Error(), named) {
+				t.Errorf("plan: %v; want a forbidden error naming %s", err, named)
+			}
+			if now := snapshot(t, home); !sameFiles(before, now) {
+				t.Error("a refused install wrote files")
+			}
+		})
+	}
+}
+
+// TestApplySaysWhatItChanged: when a write fails after another file was
+// changed, Apply's error names each file it changed and its backup.
+func TestApplySaysWhatItChanged(t *testing.T) {
+	home, tomlPath, o := codexCase(t, "model = \"gpt-5\"\n")
+	p := mustPlan(t, PlanInstall, o)
+	hooksPath := filepath.Join(home, ".codex", "hooks.json")
+	failing := errors.New("disk full")
+	defer func(w func(string, []byte, os.FileMode) error) { writeAtomic = w }(writeAtomic)
+	writeAtomic = func(path string, data []byte, perm os.FileMode) error {
+		if path == hooksPath {
+			return failing
+		}
+		return os.WriteFile(path, data, perm)
+	}
+	err := p.Apply(installNow)
+	if !errors.Is(err, failing) || !strings.Contains(err.Error(), tomlPath+" (backup "+tomlPath+".baton-backup-20261130T011858Z)") {
+		t.Errorf("Apply: %v; want it to name config.toml as changed, with its backup", err)
+	}
+}
+
+func chmod(t *testing.T, path string, mode os.FileMode) {
+	t.Helper()
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chmod(path, 0o755) })
 }

@@ -132,7 +132,7 @@ func compiledTable() *Table {
 							{
 								Name:      "SessionStart",
 								Kind:      "start",
-								Matcher:   "startup|resume|clear|compact",
+								Matcher:   "startup|resume|clear|compact|fork",
 								TrustName: "session_start",
 							},
 							{

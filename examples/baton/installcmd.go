@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -25,7 +26,7 @@ type InstallCmd struct {
 	HookConfigFlags `embed:""`
 	// Binary overrides the program the hooks run, for a packager that wants
 	// a stable symlink rather than the versioned file it points to.
-	Binary string `hidden:"" type:"path" help:"The program the hooks run (default: this binary, symlinks resolved)."`
+	Binary string `hidden:"" type:"path" help:"The program the hooks run (default: this binary, by the path it was run by)."`
 }
 
 // UninstallCmd removes what InstallCmd registered.
@@ -115,16 +116,14 @@ func (f *HookConfigFlags) finish(env *Env, p *hook.InstallPlan, verb string) err
 }
 
 // hookBinary is the program the hooks run: explicit as given (made
-// absolute; it must exist), else the running binary with symlinks resolved.
+// absolute; it must exist), else this binary by the path it was run by
+// (see runningBinary).
 func hookBinary(explicit string) (string, error) {
 	path := explicit
 	if path == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return "", fmt.Errorf("install: cannot tell where this binary is: %w", err)
-		}
-		if path, err = filepath.EvalSymlinks(exe); err != nil {
-			return "", fmt.Errorf("install: %w", err)
+		var err error
+		if path, err = runningBinary(os.Args[0], os.Executable, exec.LookPath); err != nil {
+			return "", err
 		}
 	}
 	path, err := filepath.Abs(path)
@@ -139,4 +138,31 @@ func hookBinary(explicit string) (string, error) {
 		return "", fmt.Errorf("install: the hooks' binary: %w", err)
 	}
 	return path, nil
+}
+
+// runningBinary is this binary's path for the hooks: the path it was run by
+// (arg0 when absolute, or the file PATH finds for a bare name) when that is
+// this very file, else the executable's own path. A package manager's link
+// (bin/baton → ../Cellar/baton/1.0/bin/baton) so stays the command, and an
+// upgrade that replaces the versioned file keeps the hooks working.
+func runningBinary(arg0 string, executable func() (string, error), lookPath func(string) (string, error)) (string, error) {
+	exe, err := executable()
+	if err != nil {
+		return "", fmt.Errorf("install: cannot tell where this binary is: %w", err)
+	}
+	ran := arg0
+	if !strings.ContainsAny(arg0, `/\`) {
+		if ran, err = lookPath(arg0); err != nil {
+			return exe, nil
+		}
+	}
+	if !filepath.IsAbs(ran) {
+		return exe, nil
+	}
+	a, errA := os.Stat(ran)
+	b, errB := os.Stat(exe)
+	if errA != nil || errB != nil || !os.SameFile(a, b) {
+		return exe, nil
+	}
+	return filepath.Clean(ran), nil
 }

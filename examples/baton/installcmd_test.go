@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,17 +20,16 @@ func installEnv(home string) []string {
 
 // TestInstallCommand runs `baton install` and `baton uninstall` as a person
 // does, in a temporary home: the dry run prints the diff and writes nothing,
-// install registers this very binary (symlinks resolved) and backs up what
+// install registers this very binary (by the path it was run by) and backs up what
 // it changes, and uninstall takes it out again.
 func TestInstallCommand(t *testing.T) {
 	home, dir := t.TempDir(), t.TempDir()
 	env := installEnv(home)
 	settings := filepath.Join(home, ".claude", "settings.json")
-	exe, err := filepath.EvalSymlinks(os.Args[0])
+	exe, err := filepath.Abs(os.Args[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	exe, _ = filepath.Abs(exe)
 
 	out, errOut, status := baton(t, dir, env, "install", "--harness", "claude-code", "--dry-run")
 	if status != 0 || !strings.Contains(out, "+++ "+settings+"\n") || !strings.Contains(out, exe) {
@@ -134,5 +134,63 @@ func writeTestFile(t *testing.T, path, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRunningBinary: the hooks run this binary by the path the person ran
+// it by, a package manager's link kept, when that path is absolute (or the
+// one PATH finds) and is this very file; else by the executable's own path.
+func TestRunningBinary(t *testing.T) {
+	h := t.TempDir()
+	cellar := filepath.Join(h, "Cellar", "b", "1.0", "bin", "baton")
+	link := filepath.Join(h, "bin", "baton")
+	other := filepath.Join(h, "other", "baton")
+	writeTestFile(t, cellar, "#!/bin/sh\n")
+	writeTestFile(t, other, "#!/bin/sh\n")
+	if err := os.Symlink(filepath.Join("..", "Cellar", "b", "1.0", "bin", "baton"), link); err != nil {
+		t.Skip(err)
+	}
+	found := func(path string, err error) func(string) (string, error) {
+		return func(string) (string, error) { return path, err }
+	}
+	tests := []struct {
+		name, arg0 string
+		lookPath   func(string) (string, error)
+		want       string
+	}{
+		{"run by the link", link, found("", errors.New("unused")), link},
+		{"found on PATH as the link", "baton", found(link, nil), link},
+		{"another file", other, found("", errors.New("unused")), cellar},
+		{"a relative path", filepath.Join(".", "bin", "baton"), found("", errors.New("unused")), cellar},
+		{"not on PATH", "baton", found("", errors.New("not found")), cellar},
+		{"PATH finds a relative one", "baton", found(filepath.Join(".", "baton"), nil), cellar},
+		{"the link with dots", filepath.Join(h, "bin", "..", "bin", "baton"), found("", errors.New("unused")), link},
+	}
+	for _, tt := range tests {
+		got, err := runningBinary(tt.arg0, func() (string, error) { return cellar, nil }, tt.lookPath)
+		if err != nil || got != tt.want {
+			t.Errorf("%s: runningBinary(%s) = %s, %v; want %s", tt.name, tt.arg0, got, err, tt.want)
+		}
+	}
+	if _, err := runningBinary("baton", func() (string, error) { return "", errors.New("no /proc") }, found(link, nil)); err == nil {
+		t.Error("no error when the executable cannot be found")
+	}
+}
+
+// TestInstallCommandKeepsTheLinkRun: baton run through a symbolic link
+// registers the link, not the file it points to.
+func TestInstallCommandKeepsTheLinkRun(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	link := filepath.Join(t.TempDir(), "baton")
+	exe, err := filepath.Abs(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(exe, link); err != nil {
+		t.Skip(err)
+	}
+	out, errOut, status := batonExec(t, link, dir, installEnv(home), "", "install", "--harness", "claude-code", "--dry-run")
+	if status != 0 || !strings.Contains(out, link+" hook stop --harness claude-code") {
+		t.Errorf("install run by %s: status %d\n%s\n%s", link, status, out, errOut)
 	}
 }

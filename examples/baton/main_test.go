@@ -53,7 +53,13 @@ func baton(t *testing.T, dir string, env []string, args ...string) (stdout, stde
 // batonIn is baton with stdin.
 func batonIn(t *testing.T, dir string, env []string, stdin string, args ...string) (stdout, stderr string, status int) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
+	return batonExec(t, os.Args[0], dir, env, stdin, args...)
+}
+
+// batonExec is batonIn running this test binary by the path program.
+func batonExec(t *testing.T, program, dir string, env []string, stdin string, args ...string) (stdout, stderr string, status int) {
+	t.Helper()
+	cmd := exec.Command(program, args...)
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
 	for _, kv := range os.Environ() {
