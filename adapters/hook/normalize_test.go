@@ -271,3 +271,30 @@ func TestNormalizeTrimsTheSessionID(t *testing.T) {
 		}
 	}
 }
+
+// TestNormalizeScrubsLabels: a PreCompact's trigger and a SessionEnd's
+// reason are stored in records, so they pass the privacy filter first.
+func TestNormalizeScrubsLabels(t *testing.T) {
+	h, err := hook.Lookup("claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, event, key, value, want string
+	}{
+		{"a trigger with a private block", "PreCompact", "trigger", "auto <private>SECRET</private>", "auto"},
+		{"a reason with an unclosed block", "SessionEnd", "reason", "logout <private>SECRET", "logout"},
+		{"a reason nested", "SessionEnd", "reason", "a <private>x <private>y</private> SECRET</private> b", "a b"},
+		{"a plain trigger", "PreCompact", "trigger", "manual", "manual"},
+	}
+	for _, tc := range cases {
+		payload, _ := json.Marshal(map[string]any{"session_id": "s1", "hook_event_name": tc.event, "cwd": "/p", tc.key: tc.value})
+		ev, err := hook.Normalize(h, "", payload, "/p")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := ev.Trigger + ev.Reason; got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
