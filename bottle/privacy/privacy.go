@@ -264,7 +264,26 @@ func Scrub(s string) string {
 	}
 	sc := newScrubber(len(s))
 	sc.scrub(s)
-	return strings.TrimSpace(string(sc.out))
+	return sc.kept()
+}
+
+// kept is the text the scan kept, trimmed, without a bare tag name at its
+// end ("… <private"): nothing ends that name yet, but the white space or
+// text that a reader or a store puts after the kept text would make it an
+// opening tag, so it goes (the filter fails closed). Removing one may leave
+// another at the end ("<private<private"), which goes too.
+func (sc *scrubber) kept() string {
+	s := strings.TrimSpace(string(sc.out))
+	for cut := true; cut; {
+		cut = false
+		for _, name := range scrubbedTags {
+			if at := len(s) - len(name) - 1; at >= 0 && s[at] == '<' && hasName(s[at+1:], name) {
+				s, cut = strings.TrimSpace(s[:at]), true
+				break
+			}
+		}
+	}
+	return s
 }
 
 // ScrubPart scrubs s, one part of a text that a reader keeps as parts
@@ -286,7 +305,7 @@ func ScrubPart(open, s string) (kept, stillOpen string) {
 	for _, tag := range sc.open {
 		b.WriteString("<" + scrubbedTags[tag] + ">")
 	}
-	return strings.TrimSpace(string(sc.out)), b.String()
+	return sc.kept(), b.String()
 }
 
 // Residue returns a scrubbed tag of which s still holds an opening tag (as
