@@ -52,7 +52,11 @@ func IsPostgresDSN(dsn string) bool {
 
 // Open opens the store named by dsn and runs the migrations: a
 // postgres:// or postgresql:// URL opens Postgres, anything else is a SQLite
-// file path (its directory is created).
+// file path. A new SQLite file and its directory are created readable by
+// their owner only (0600 and 0700 on Unix; SQLite gives its -wal and -shm
+// files the database's mode): the store holds what agents remember. A path
+// that is another URL (it holds "://"), or holds a NUL, '?' or '#', is
+// invalid, and nothing is created.
 func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if strings.TrimSpace(dsn) == "" {
 		return nil, continuity.Invalid("dsn", "is required")
@@ -66,6 +70,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if IsPostgresDSN(dsn) {
 		s, err = openPostgres(ctx, dsn)
 	} else {
+		if err := checkSQLitePath(dsn); err != nil {
+			return nil, err
+		}
 		busy := o.busyTimeout
 		if busy == 0 {
 			busy = DefaultBusyTimeout
@@ -170,11 +177,39 @@ func BusyTimeout(d time.Duration) Option {
 // not use it. Postgres ignores it.
 func OneConnection() Option { return func(o *options) { o.oneConnection = true } }
 
+// checkSQLitePath refuses a dsn that cannot be a SQLite file path: one that
+// starts like a URL or URI, with a scheme of two or more letters and a
+// colon (a mistyped postgres:// URL would otherwise become a directory named
+// "postgresql:"; a Windows drive letter is one letter), or a path with a
+// byte the driver's connection string or the platform cannot carry. A
+// relative path that truly starts so can be given as ./path.
+func checkSQLitePath(path string) error {
+	scheme, _, found := strings.Cut(path, ":")
+	switch {
+	case found && len(scheme) >= 2 && strings.TrimLeft(scheme, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-") == "" && isLetter(scheme[0]):
+		return continuity.Invalid("dsn", "is neither a postgres:// or postgresql:// URL nor a SQLite file path")
+	case strings.ContainsAny(path, "\x00?#"):
+		return continuity.Invalid("dsn", "is a SQLite file path with a NUL, '?' or '#' in it")
+	}
+	return nil
+}
+
+// isLetter says whether c is an ASCII letter.
+func isLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+
 func openSQLite(path string, one bool, busy time.Duration) (*Store, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, &continuity.Error{Code: continuity.CodeInternal, Message: "cannot create the database directory", Err: err}
 		}
+	}
+	if path != ":memory:" {
+		// Created here, not by SQLite (0644 less the umask).
+		f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, &continuity.Error{Code: continuity.CodeInternal, Message: "cannot create or open the database file", Err: err}
+		}
+		f.Close()
 	}
 	open := func(write bool) (*bun.DB, error) {
 		sqldb, err := sql.Open(sqliteshim.ShimName, sqliteDSN(path, write, busy))

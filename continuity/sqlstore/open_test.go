@@ -1,0 +1,95 @@
+package sqlstore_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/continuity/sqlstore"
+)
+
+// TestOpenRefusesWhatIsNoSQLitePath opens DSNs that are neither a Postgres
+// URL nor a SQLite file path: each is invalid naming dsn, and nothing is
+// created where it points.
+func TestOpenRefusesWhatIsNoSQLitePath(t *testing.T) {
+	for _, dsn := range []string{
+		"postgresql:/host/db", // one slash: no URL, and no directory "postgresql:"
+		"mysql://host/db",
+		"Postgres://host/db", // pgx takes the scheme in lower case only
+		"file:///tmp/baton.db",
+		"baton.db?mode=ro",
+		"baton.db#x",
+		"dir/baton\x00.db",
+	} {
+		t.Run(dsn, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Chdir(dir)
+			_, err := sqlstore.Open(context.Background(), dsn)
+			var ce *continuity.Error
+			if !errors.As(err, &ce) || ce.Code != continuity.CodeInvalid || len(ce.Fields) != 1 || ce.Fields["dsn"] == "" {
+				t.Fatalf("Open(%q) = %v, want invalid naming dsn", dsn, err)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Fatalf("Open(%q) left %v in the working directory", dsn, ents)
+			}
+		})
+	}
+}
+
+// TestOpenTakesSQLitePaths: what only resembles a URL stays a path.
+func TestOpenTakesSQLitePaths(t *testing.T) {
+	for _, path := range []string{"baton.db", "./pg:x.db", "c:baton.db", "sub/dir/baton.db", "postgres//x.db"} {
+		t.Run(path, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			st, err := sqlstore.Open(context.Background(), path)
+			if err != nil {
+				t.Fatalf("Open(%q): %v", path, err)
+			}
+			st.Close()
+			if _, err := os.Stat(path); err != nil {
+				t.Fatalf("Open(%q) made no file there: %v", path, err)
+			}
+		})
+	}
+}
+
+// TestOpenCreatesAPrivateFile: a new SQLite store and its WAL are readable
+// by their owner only; an existing file keeps the mode it has.
+func TestOpenCreatesAPrivateFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows has no Unix file modes")
+	}
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "home")
+	path := filepath.Join(dir, "baton.db")
+	st, err := sqlstore.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]os.FileMode{dir: 0o700 | os.ModeDir, path: 0o600, path + "-wal": 0o600} {
+		fi, err := os.Stat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode() != want {
+			t.Errorf("%s: mode %v, want %v", filepath.Base(name), fi.Mode(), want)
+		}
+	}
+	st.Close()
+
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	st, err = sqlstore.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if fi, err := os.Stat(path); err != nil || fi.Mode() != 0o640 {
+		t.Fatalf("reopened: %v %v, want mode 0640 kept", fi.Mode(), err)
+	}
+}
