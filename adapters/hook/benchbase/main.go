@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/batonhq/baton/adapters/hook/internal/benchdsn"
 	"github.com/uptrace/bun/driver/sqliteshim"
 )
 
@@ -28,7 +29,7 @@ func main() {
 
 // write upserts one row of its own table in one immediate transaction.
 func write(path string) error {
-	db, err := sql.Open(sqliteshim.ShimName, path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	db, err := sql.Open(sqliteshim.ShimName, benchdsn.DSN(path))
 	if err != nil {
 		return err
 	}

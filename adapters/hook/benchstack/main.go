@@ -15,6 +15,7 @@ import (
 	"errors"
 
 	"github.com/alecthomas/kong"
+	"github.com/batonhq/baton/adapters/hook/internal/benchdsn"
 	"github.com/go-playground/validator/v10"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
@@ -42,7 +43,7 @@ func main() {
 
 // write upserts the row in one immediate transaction.
 func write(ctx context.Context, path string) (err error) {
-	sqldb, err := sql.Open(sqliteshim.ShimName, path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	sqldb, err := sql.Open(sqliteshim.ShimName, benchdsn.DSN(path))
 	if err != nil {
 		return err
 	}
