@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"path"
 	"reflect"
 	"time"
 
@@ -77,10 +78,34 @@ func NewHandler(api func(tenant string) continuity.API, opts Options) http.Handl
 			w.WriteHeader(http.StatusMovedPermanently)
 		}))
 	}
-	mux.Handle("/", h.observe("unmatched", func(w http.ResponseWriter, r *http.Request) {
+	unmatched := h.observe("unmatched", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, ErrorBody{Error: continuity.Errorf(continuity.CodeNotFound, "no such route")})
-	}))
-	return mux
+	})
+	mux.Handle("/", unmatched)
+	// A path the mux would clean first (an empty, . or .. segment, read
+	// as sent: an escaped dot is a path value's) is no route either: the mux would answer it with an HTML redirect, which a
+	// client of a JSON API cannot read and should not follow with its key
+	// and body.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodConnect && !canonical(r.URL.EscapedPath()) {
+			unmatched.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// canonical says whether p is a path ServeMux serves as it is: rooted,
+// with no empty, . or .. segment (a trailing slash is kept).
+func canonical(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	clean := path.Clean(p)
+	if p[len(p)-1] == '/' && clean != "/" {
+		clean += "/"
+	}
+	return clean == p
 }
 
 // observe logs each request of a route: its id (also answered as
