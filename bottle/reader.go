@@ -192,19 +192,25 @@ func (t *Transcript) read(ctx context.Context, r io.ReaderAt, pos, limit int64, 
 	start := pos   // offset of the line being read
 	var n int64    // bytes of that line read so far
 	checked := pos // where ctx was last looked at
+	// cut looks at ctx once at least readCheckEvery bytes were read since
+	// it last did, at offset at, and says whether the read must stop.
+	cut := func(at int64) bool {
+		if at-checked < readCheckEvery {
+			return false
+		}
+		checked = at
+		return ctx.Err() != nil
+	}
 	long := false
 	for {
 		chunk, err := br.ReadSlice('\n')
 		n += int64(len(chunk))
 		if errors.Is(err, bufio.ErrBufferFull) {
 			long = true // measured, not held
-			if start+n-checked >= readCheckEvery {
+			if cut(start + n) {
 				// A line of gigabytes is measured within the budget too; the
 				// next read starts at it again.
-				checked = start + n
-				if ctx.Err() != nil {
-					return start, ErrReadCut
-				}
+				return start, ErrReadCut
 			}
 			continue
 		}
@@ -236,11 +242,8 @@ func (t *Transcript) read(ctx context.Context, r io.ReaderAt, pos, limit int64, 
 		if end {
 			return start, nil
 		}
-		if start-checked >= readCheckEvery {
-			checked = start
-			if ctx.Err() != nil {
-				return start, ErrReadCut
-			}
+		if cut(start) {
+			return start, ErrReadCut
 		}
 	}
 }
