@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -141,9 +143,9 @@ func (c *Client) do(ctx context.Context, rt *route, path map[string]string, req,
 		retries = c.opts.Retries
 	}
 	for attempt := 0; ; attempt++ {
-		status, answer, err := c.send(ctx, rt.method, url, body)
+		status, ctype, answer, err := c.send(ctx, rt.method, url, body)
 		if err == nil && !gateway(status) {
-			return decodeAnswer(status, answer, out)
+			return decodeAnswer(rt, status, ctype, answer, out)
 		}
 		if err == nil {
 			err = fmt.Errorf("a gateway answered %d", status)
@@ -154,15 +156,16 @@ func (c *Client) do(ctx context.Context, rt *route, path map[string]string, req,
 	}
 }
 
-// send makes one HTTP request and reads its answer.
-func (c *Client) send(ctx context.Context, method, url string, body []byte) (int, []byte, error) {
+// send makes one HTTP request and reads its answer: its status, its
+// Content-Type and its body.
+func (c *Client) send(ctx context.Context, method, url string, body []byte) (int, string, []byte, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
-		return 0, nil, err
+		return 0, "", nil, err
 	}
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
@@ -173,14 +176,14 @@ func (c *Client) send(ctx context.Context, method, url string, body []byte) (int
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return 0, "", nil, err
 	}
 	defer resp.Body.Close()
 	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
 	if err != nil {
-		return 0, nil, err
+		return 0, "", nil, err
 	}
-	return resp.StatusCode, answer, nil
+	return resp.StatusCode, resp.Header.Get("Content-Type"), answer, nil
 }
 
 // gateway reports whether status says the server was not reached.
@@ -200,12 +203,20 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// decodeAnswer reads an answer into out, or returns its error: the
-// server's *continuity.Error (with the partial result of an episode call
-// read into out beside it), else the code of the status.
-func decodeAnswer(status int, answer []byte, out any) error {
+// decodeAnswer reads an answer of route rt into out, or returns its error:
+// the server's *continuity.Error (with the partial result of an episode
+// call read into out beside it), else the code of the status.
+//
+// A success is the route's only when it is: its status exactly, and for a
+// route that answers a body, a JSON object (every route's answer is one:
+// TestEveryAnswerIsAnObject). Anything else (a proxy's or another server's 200, an empty body,
+// a JSON null) is internal: it is never read as a result nobody sent.
+func decodeAnswer(rt *route, status int, ctype string, answer []byte, out any) error {
 	if status >= 200 && status < 300 {
-		if len(bytes.TrimSpace(answer)) == 0 {
+		if err := isRouteAnswer(rt, status, ctype, answer); err != nil {
+			return &continuity.Error{Code: continuity.CodeInternal, Message: "the server's answer is not this route's", Err: err}
+		}
+		if rt.response == nil {
 			return nil
 		}
 		if err := json.Unmarshal(answer, out); err != nil {
@@ -219,6 +230,27 @@ func decodeAnswer(status int, answer []byte, out any) error {
 	}
 	_ = json.Unmarshal(answer, out) // a failed episode call's result so far
 	return eb.Error
+}
+
+// isRouteAnswer reports why a success answer is not one route rt gives.
+func isRouteAnswer(rt *route, status int, ctype string, answer []byte) error {
+	if status != rt.status {
+		return fmt.Errorf("status %d, the route answers %d", status, rt.status)
+	}
+	body := bytes.TrimSpace(answer)
+	if rt.response == nil {
+		if len(body) != 0 {
+			return errors.New("a body where the route answers none")
+		}
+		return nil
+	}
+	if mt, _, err := mime.ParseMediaType(ctype); err != nil || mt != "application/json" {
+		return fmt.Errorf("Content-Type %q, the route answers application/json", ctype)
+	}
+	if len(body) == 0 || body[0] != '{' {
+		return errors.New("the body is not a JSON object")
+	}
+	return nil
 }
 
 // expand fills a route's path values.

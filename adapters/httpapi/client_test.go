@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/continuity"
 	"github.com/batonhq/baton/continuity/sqlstore/sqltest"
 	"github.com/batonhq/baton/continuity/storetest"
@@ -195,6 +196,63 @@ func TestClientReadsAnswers(t *testing.T) {
 	_, err = NewClient(garbled.URL, keyA, ClientOptions{}).Memory(ctx, "0195d1b2-7c3e-7abc-9def-000000000001")
 	if continuity.ErrorCode(err) != continuity.CodeInternal || errors.Is(err, ErrUnreachable) {
 		t.Errorf("an unreadable success = %v, want internal", err)
+	}
+}
+
+// TestClientRefusesOtherSuccesses: a 2xx that is not the route's own (a
+// proxy's or another server's page, a status the route does not answer, an
+// empty body, a JSON null or list) is internal, never a zero result read as
+// the server's, and never unreachable; a route that answers no body takes
+// only its own status and no body.
+func TestClientRefusesOtherSuccesses(t *testing.T) {
+	ctx := context.Background()
+	const id = "0195d1b2-7c3e-7abc-9def-000000000001"
+	memory := func(c *Client) error { _, err := c.Memory(ctx, id); return err }
+	arm := func(c *Client) error {
+		return c.ArmBottle(ctx, agent, bottle.Marker{SessionID: "s1", Path: "/b"})
+	}
+	cases := []struct {
+		name   string
+		status int
+		ctype  string
+		body   string
+		call   func(*Client) error
+		ok     bool
+	}{
+		{"the route's own answer", 200, "application/json", `{"id":"` + id + `"}`, memory, true},
+		{"with a charset", 200, "application/json; charset=utf-8", `{}`, memory, true},
+		{"an HTML page", 200, "text/html", "<html>portal</html>", memory, false},
+		{"JSON under another type", 200, "text/plain", `{}`, memory, false},
+		{"no type", 200, "", `{}`, memory, false},
+		{"an empty body", 200, "application/json", "", memory, false},
+		{"white space", 200, "application/json", " \n", memory, false},
+		{"null", 200, "application/json", "null", memory, false},
+		{"a list", 200, "application/json", "[]", memory, false},
+		{"another 2xx", 201, "application/json", `{}`, memory, false},
+		{"a 204", 204, "", "", memory, false},
+		{"no content, as the route answers", 204, "", "", arm, true},
+		{"a 200 where the route answers 204", 200, "text/html", "<html>ok</html>", arm, false},
+		{"a 200 without a body", 200, "", "", arm, false},
+		{"a 204-like 202", 202, "", "", arm, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				if tc.ctype != "" {
+					w.Header().Set("Content-Type", tc.ctype)
+				}
+				w.WriteHeader(tc.status)
+				w.Write([]byte(tc.body))
+			}))
+			defer srv.Close()
+			err := tc.call(NewClient(srv.URL, keyA, ClientOptions{}))
+			switch {
+			case tc.ok && err != nil:
+				t.Errorf("= %v, want the answer read", err)
+			case !tc.ok && (continuity.ErrorCode(err) != continuity.CodeInternal || errors.Is(err, ErrUnreachable)):
+				t.Errorf("= %v, want internal (not unreachable)", err)
+			}
+		})
 	}
 }
 

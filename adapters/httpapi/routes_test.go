@@ -77,3 +77,19 @@ func TestRetryPolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryAnswerIsAnObject: every route that answers JSON answers an
+// object, which is what the Client checks a success is before reading it;
+// the probe's text and the export's stream are the two that answer other.
+func TestEveryAnswerIsAnObject(t *testing.T) {
+	for i := range routes {
+		rt := &routes[i]
+		switch rt.response {
+		case nil, reflect.TypeFor[healthText](), reflect.TypeFor[exportStream]():
+			continue
+		}
+		if k := rt.response.Kind(); k != reflect.Struct {
+			t.Errorf("%s answers a %s, not an object", rt.pattern(), k)
+		}
+	}
+}
