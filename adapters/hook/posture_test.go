@@ -76,8 +76,15 @@ const startupJSON = `{"session_id":"s1","transcript_path":"","cwd":"%CWD%","hook
 func TestFailurePosture(t *testing.T) {
 	cwd := t.TempDir()
 	startup := strings.ReplaceAll(startupJSON, "%CWD%", filepath.ToSlash(cwd))
-	linked := t.TempDir()
-	if err := os.WriteFile(filepath.Join(linked, ".git"), []byte("gitdir: /src/repo/.git/worktrees/wt\n"), 0o600); err != nil {
+	// A linked worktree as git writes one: its gitdir holds commondir.
+	linked, gitDir := t.TempDir(), filepath.Join(t.TempDir(), ".git", "worktrees", "wt")
+	if err := os.MkdirAll(gitDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(gitDir, "commondir"), []byte("../..\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(linked, ".git"), []byte("gitdir: "+filepath.ToSlash(gitDir)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	corrupt := t.TempDir()
