@@ -37,8 +37,11 @@ var ErrUnhandled = errors.New("not an event baton handles")
 var bottleFormats = []bottle.Format{bottle.FormatClaudeCode, bottle.FormatCodex, bottle.FormatGemini}
 
 // Normalize turns a harness's stdin payload into an Event. The event is
-// the one the payload names, else the EVENT argument arg: a name of the
-// harness's vocabulary or a kind (start, prompt, stop, precompact, end).
+// the one the payload names, a name of its dialect's vocabulary, else the
+// EVENT argument arg: a name of that vocabulary or a kind (start, prompt,
+// stop, precompact, end). A payload naming a kind or an event of another
+// vocabulary of the table was meant for another --harness: its event key
+// is invalid, and arg, when given, names the event for the receipt.
 // dir is the working directory used when the payload carries none. When the
 // harness prefers its transcript's last model message, Normalize reads the
 // tail of that transcript (a regular file only, at most its TailBytes).
@@ -46,30 +49,37 @@ var bottleFormats = []bottle.Format{bottle.FormatClaudeCode, bottle.FormatCodex,
 // On error the Event holds what could be read (the provider, and the event
 // and session id when known), so that the failure can be recorded. Errors:
 // an *continuity.Error (invalid, naming stdin or the offending key) for a
-// payload that is not a JSON object or a key of the wrong type; one
-// wrapping ErrUnhandled for an event baton does not handle.
+// payload that is not a JSON object, a key of the wrong type or an event
+// name of another vocabulary; one wrapping ErrUnhandled for an event baton
+// does not handle.
 func Normalize(h *Harness, arg string, data []byte, dir string) (Event, error) {
 	ev := Event{HookEvent: continuity.HookEvent{Provider: h.Name}}
 	p, perr := decodePayload(data)
 	d := h.dialect(p)
-	// An event name of the wrong type is bad input, but the EVENT argument
-	// still names the event, so that its receipt and failure are written.
+	// An event name of the wrong type, a kind or another vocabulary's name
+	// is bad input, but the EVENT argument still names the event, so that
+	// its receipt and failure are written.
 	name, nerr := p.str(d.Fields.Event)
-	if name == "" {
-		name = arg
+	e, ok := d.named(name)
+	if name != "" && !ok {
+		if !table().names(name) {
+			return ev, fmt.Errorf("%s %q: %w", h.Name, oneLine(name), ErrUnhandled)
+		}
+		nerr = continuity.Invalid(p.present(d.Fields.Event), h.foreignEvent(d, name))
 	}
-	if name == "" && nerr != nil {
-		return ev, nerr
-	}
-	if name == "" && perr != nil {
-		return ev, perr
-	}
-	if name == "" {
-		return ev, fmt.Errorf("%s: the payload names no event and no EVENT argument was given: %w", h.Name, ErrUnhandled)
-	}
-	e, ok := d.event(name)
 	if !ok {
-		return ev, fmt.Errorf("%s %q: %w", h.Name, oneLine(name), ErrUnhandled)
+		switch {
+		case arg != "":
+			if e, ok = d.event(arg); !ok {
+				return ev, fmt.Errorf("%s %q: %w", h.Name, oneLine(arg), ErrUnhandled)
+			}
+		case nerr != nil:
+			return ev, nerr
+		case perr != nil:
+			return ev, perr
+		default:
+			return ev, fmt.Errorf("%s: the payload names no event and no EVENT argument was given: %w", h.Name, ErrUnhandled)
+		}
 	}
 	ev.ProviderEvent, ev.Kind, ev.Subagent = e.Name, e.Kind, e.Subagent
 	if perr != nil {

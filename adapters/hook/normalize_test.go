@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -296,5 +297,76 @@ func TestNormalizeScrubsLabels(t *testing.T) {
 		if got := ev.Trigger + ev.Reason; got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestNormalizePayloadEventNames: a payload's event key names the event in
+// its harness's own vocabulary. A kind (start, prompt, stop, precompact,
+// end) is for the EVENT argument only, and a name of another harness's (or
+// of the other dialect's) is a payload meant for another --harness: both
+// are invalid naming the key, and the EVENT argument, when given, still
+// names the event, so that its receipt and failure are written. A name no
+// harness of the table uses stays unhandled.
+func TestNormalizePayloadEventNames(t *testing.T) {
+	cases := []struct {
+		harness, name, arg string
+		// event is the event normalized ("" when none is known); bad says
+		// the event key is refused; unhandled, that the event is not baton's.
+		event          string
+		bad, unhandled bool
+	}{
+		{harness: "claude-code", name: "SessionStart", event: "SessionStart"},
+		{harness: "claude-code", name: "SubagentStop", event: "SubagentStop"},
+		{harness: "gemini", name: "BeforeAgent", event: "BeforeAgent"},
+		{harness: "gemini", name: "AfterAgent", event: "AfterAgent"},
+		{harness: "gemini", name: "PreCompress", arg: "stop", event: "PreCompress"},
+		{harness: "cursor", name: "stop", event: "stop"},
+		{harness: "copilot", name: "Stop", event: "Stop"},
+
+		{harness: "claude-code", name: "stop", bad: true},
+		{harness: "claude-code", name: "stop", arg: "stop", event: "Stop", bad: true},
+		{harness: "claude-code", name: "start", arg: "SessionStart", event: "SessionStart", bad: true},
+		{harness: "codex", name: "prompt", arg: "prompt", event: "UserPromptSubmit", bad: true},
+		{harness: "codex", name: "precompact", bad: true},
+		{harness: "gemini", name: "end", arg: "end", event: "SessionEnd", bad: true},
+		{harness: "gemini", name: "Stop", arg: "stop", event: "AfterAgent", bad: true},
+		{harness: "gemini", name: "PreCompact", bad: true},
+		{harness: "gemini", name: "UserPromptSubmit", arg: "prompt", event: "BeforeAgent", bad: true},
+		{harness: "claude-code", name: "BeforeAgent", bad: true},
+		{harness: "claude-code", name: "sessionStart", arg: "start", event: "SessionStart", bad: true},
+		{harness: "cursor", name: "Stop", arg: "stop", event: "stop", bad: true},
+		{harness: "copilot", name: "agentStop", bad: true},
+		{harness: "copilot", name: "stop", arg: "stop", event: "Stop", bad: true},
+
+		{harness: "codex", name: "PreToolUse", arg: "stop", unhandled: true},
+		{harness: "claude-code", name: "STOP", unhandled: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.harness+" "+tc.name+" "+tc.arg, func(t *testing.T) {
+			h, err := hook.Lookup(tc.harness)
+			if err != nil {
+				t.Fatal(err)
+			}
+			payload, _ := json.Marshal(map[string]any{"session_id": "s1", "hook_event_name": tc.name, "cwd": "/p"})
+			ev, err := hook.Normalize(h, tc.arg, payload, "/p")
+			if ev.ProviderEvent != tc.event {
+				t.Errorf("event = %q, want %q", ev.ProviderEvent, tc.event)
+			}
+			if errors.Is(err, hook.ErrUnhandled) != tc.unhandled {
+				t.Fatalf("err = %v, want unhandled %v", err, tc.unhandled)
+			}
+			why, refused := continuity.ErrorFields(err)["hook_event_name"]
+			switch {
+			case tc.unhandled:
+			case !tc.bad && err != nil:
+				t.Errorf("err = %v, want none", err)
+			case tc.bad && (!refused || continuity.ErrorCode(err) != continuity.CodeInvalid):
+				t.Errorf("err = %v, want the event key refused", err)
+			case tc.bad && !strings.Contains(why, strconv.Quote(tc.name)):
+				t.Errorf("the refusal %q does not name the value", why)
+			case tc.event != "" && ev.SessionID != "s1":
+				t.Errorf("session id = %q: the rest of the payload is still read for the receipt", ev.SessionID)
+			}
+		})
 	}
 }
