@@ -104,6 +104,11 @@ func Normalize(h *Harness, arg string, data []byte, dir string) (Event, error) {
 	}
 	ev.TranscriptPath = str(d.Fields.TranscriptPath)
 	if ev.Cwd = str(d.Fields.Cwd); ev.Cwd == "" {
+		roots, err := p.firstOfList(d.Fields.CwdRoots)
+		note(err)
+		ev.Cwd = roots
+	}
+	if ev.Cwd == "" {
 		ev.Cwd = dir
 	}
 	ev.Subagent = ev.Subagent || slices.ContainsFunc(d.Fields.Subagent, p.has)
@@ -183,25 +188,36 @@ func (p payload) present(keys []string) string {
 	return ""
 }
 
-// str returns the first present key's string, or the first string of an
-// array of strings (a list of directories); "" when no key is present.
+// str returns the first present key's string; "" when no key is present.
+// Any other JSON value, an array of strings too, is invalid naming the key.
 func (p payload) str(keys []string) (string, error) {
 	k := p.present(keys)
 	if k == "" {
 		return "", nil
 	}
 	var s string
-	if json.Unmarshal(p[k], &s) == nil {
-		return s, nil
+	if err := json.Unmarshal(p[k], &s); err != nil {
+		return "", continuity.Invalid(k, "must be a string")
+	}
+	return s, nil
+}
+
+// firstOfList returns the first string of the first present key's array
+// of strings; "" when no key is present or the array is empty. Any other
+// JSON value, a string too, is invalid naming the key.
+func (p payload) firstOfList(keys []string) (string, error) {
+	k := p.present(keys)
+	if k == "" {
+		return "", nil
 	}
 	var list []string
-	if json.Unmarshal(p[k], &list) == nil {
-		if len(list) == 0 {
-			return "", nil
-		}
-		return list[0], nil
+	if err := json.Unmarshal(p[k], &list); err != nil || list == nil {
+		return "", continuity.Invalid(k, "must be an array of strings")
 	}
-	return "", continuity.Invalid(k, "must be a string")
+	if len(list) == 0 {
+		return "", nil
+	}
+	return list[0], nil
 }
 
 // boolean returns the first present key's boolean; false when none is.

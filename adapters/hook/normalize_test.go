@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -368,5 +369,100 @@ func TestNormalizePayloadEventNames(t *testing.T) {
 				t.Errorf("session id = %q: the rest of the payload is still read for the receipt", ev.SessionID)
 			}
 		})
+	}
+}
+
+// TestNormalizeRefusesArraysForStrings: a key of a string field holding an
+// array (of strings or not), an object, a number or a boolean is invalid
+// naming that key; null is absent. Cursor's workspace_roots alone is an
+// array of strings, its first root the working directory, and it must be
+// one.
+func TestNormalizeRefusesArraysForStrings(t *testing.T) {
+	cases := []struct {
+		name, harness, arg, payload string
+		// bad is the key refused, with its reason; "" wants none.
+		bad, why string
+		// cwd is the working directory normalized when nothing is refused.
+		cwd string
+	}{
+		{"session_id an array", "claude-code", "", `{"hook_event_name":"Stop","session_id":["a"],"cwd":"/p"}`, "session_id", "must be a string", ""},
+		{"cwd an array", "claude-code", "", `{"hook_event_name":"Stop","session_id":"s1","cwd":["/x"]}`, "cwd", "must be a string", ""},
+		{"cwd an empty array", "codex", "", `{"hook_event_name":"Stop","session_id":"s1","cwd":[]}`, "cwd", "must be a string", ""},
+		{"the event name an array", "claude-code", "stop", `{"hook_event_name":["Stop"],"session_id":"s1","cwd":"/p"}`, "hook_event_name", "must be a string", ""},
+		{"the prompt an array", "gemini", "", `{"hook_event_name":"BeforeAgent","session_id":"s1","prompt":["p"]}`, "prompt", "must be a string", ""},
+		{"the last message an array", "codex", "", `{"hook_event_name":"Stop","session_id":"s1","last_assistant_message":["m"]}`, "last_assistant_message", "must be a string", ""},
+		{"the transcript path an array", "claude-code", "", `{"hook_event_name":"Stop","session_id":"s1","transcript_path":["/t"]}`, "transcript_path", "must be a string", ""},
+		{"the source an array", "claude-code", "", `{"hook_event_name":"SessionStart","session_id":"s1","source":["resume"]}`, "source", "must be a string", ""},
+		{"the trigger an array", "codex", "", `{"hook_event_name":"PreCompact","session_id":"s1","trigger":["auto"]}`, "trigger", "must be a string", ""},
+		{"the reason an array of numbers", "claude-code", "", `{"hook_event_name":"SessionEnd","session_id":"s1","reason":[1]}`, "reason", "must be a string", ""},
+		{"Copilot's sessionId an array", "copilot", "stop", `{"sessionId":["a"],"cwd":"/p"}`, "sessionId", "must be a string", ""},
+		{"Cursor's conversation_id an object", "cursor", "", `{"hook_event_name":"stop","conversation_id":{"a":1}}`, "conversation_id", "must be a string", ""},
+		{"Cursor's cwd an array", "cursor", "", `{"hook_event_name":"stop","conversation_id":"c1","cwd":["/x"]}`, "cwd", "must be a string", ""},
+		{"a null session id is absent", "claude-code", "", `{"hook_event_name":"Stop","session_id":"s1","cwd":null,"transcript_path":null}`, "", "", "/fallback"},
+
+		{"Cursor's workspace roots", "cursor", "", `{"hook_event_name":"stop","conversation_id":"c1","workspace_roots":["/r1","/r2"]}`, "", "", "/r1"},
+		{"Cursor's cwd before its roots", "cursor", "", `{"hook_event_name":"stop","conversation_id":"c1","cwd":"/c","workspace_roots":["/r1"]}`, "", "", "/c"},
+		{"Cursor's empty workspace roots", "cursor", "", `{"hook_event_name":"stop","conversation_id":"c1","workspace_roots":[]}`, "", "", "/fallback"},
+		{"Cursor's workspace roots not strings", "cursor", "", `{"hook_event_name":"stop","conversation_id":"c1","workspace_roots":[1]}`, "workspace_roots", "must be an array of strings", ""},
+		{"Cursor's workspace roots a string", "cursor", "", `{"hook_event_name":"stop","conversation_id":"c1","workspace_roots":"/r1"}`, "workspace_roots", "must be an array of strings", ""},
+		{"Cursor's workspace roots an object", "cursor", "", `{"hook_event_name":"stop","conversation_id":"c1","workspace_roots":{"a":"/r"}}`, "workspace_roots", "must be an array of strings", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := hook.Lookup(tc.harness)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev, err := hook.Normalize(h, tc.arg, []byte(tc.payload), "/fallback")
+			switch got := continuity.ErrorFields(err); {
+			case tc.bad == "" && err != nil:
+				t.Fatalf("err = %v, want none", err)
+			case tc.bad != "" && (len(got) != 1 || got[tc.bad] != tc.why):
+				t.Fatalf("err = %v, want only %s: %s", err, tc.bad, tc.why)
+			case tc.bad == "" && ev.Cwd != tc.cwd:
+				t.Errorf("cwd = %q, want %q", ev.Cwd, tc.cwd)
+			}
+		})
+	}
+}
+
+// TestNormalizeStringKeysOfTheTable: every key the table names for a
+// string field, in every dialect, is refused naming it when it holds an
+// array of strings, in an event of the kind that reads it.
+func TestNormalizeStringKeysOfTheTable(t *testing.T) {
+	for _, h := range hook.Harnesses() {
+		for _, d := range h.Dialects {
+			f := d.Fields
+			fields := []struct {
+				keys []string
+				kind continuity.HookKind
+			}{
+				{f.Event, continuity.HookStart}, {f.SessionID, continuity.HookStart}, {f.TranscriptPath, continuity.HookStop},
+				{f.Cwd, continuity.HookStart}, {f.Source, continuity.HookStart}, {f.LastMessage, continuity.HookStop},
+				{f.Prompt, continuity.HookPrompt}, {f.Trigger, continuity.HookPreCompact}, {f.Reason, continuity.HookEnd},
+			}
+			for _, field := range fields {
+				i := slices.IndexFunc(d.Events, func(e hook.EventName) bool { return e.Kind == field.kind && !e.Subagent })
+				for _, key := range field.keys {
+					p := map[string]any{}
+					if d.Detect != "" {
+						p[d.Detect] = "s1"
+					}
+					for _, k := range f.Event {
+						p[k] = d.Events[i].Name
+					}
+					if !slices.Contains(f.SessionID, key) {
+						// Else the first session id key, present, would win.
+						p[f.SessionID[0]] = "s1"
+					}
+					p[key] = []string{"x"}
+					payload, _ := json.Marshal(p)
+					_, err := hook.Normalize(&h, string(field.kind), payload, "/p")
+					if got := continuity.ErrorFields(err)[key]; got != "must be a string" {
+						t.Errorf("%s %s: %s as an array: err = %v, want it refused", h.Name, d.Events[i].Name, key, err)
+					}
+				}
+			}
+		}
 	}
 }

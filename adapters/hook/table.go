@@ -86,8 +86,11 @@ type Fields struct {
 	Event          []string `json:"event,omitempty"`
 	SessionID      []string `json:"sessionId,omitempty"`
 	TranscriptPath []string `json:"transcriptPath,omitempty"`
-	// Cwd may name an array of directories: its first one is taken.
 	Cwd            []string `json:"cwd,omitempty"`
+	// CwdRoots name arrays of directories (Cursor's workspace roots),
+	// read when no Cwd key is present: the first directory is taken.
+	// Every other field's keys hold strings only.
+	CwdRoots       []string `json:"cwdRoots,omitempty"`
 	Source         []string `json:"source,omitempty"`
 	StopHookActive []string `json:"stopHookActive,omitempty"`
 	// LoopCount is a counter of stop-hook follow-ups: above zero, the Stop
