@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/batonhq/baton/bottle"
@@ -122,7 +124,7 @@ func Normalize(h *Harness, arg string, data []byte, dir string) (Event, error) {
 		ev.Prompt = fitText(stripTags(str(d.Fields.Prompt), d.PromptStripTags))
 	case continuity.HookStop:
 		active, err := p.boolean(d.Fields.StopHookActive)
-		loops, lerr := p.number(d.Fields.LoopCount)
+		loops, lerr := p.count(d.Fields.LoopCount)
 		note(err)
 		note(lerr)
 		ev.StopHookActive = active || loops > 0
@@ -233,15 +235,26 @@ func (p payload) boolean(keys []string) (bool, error) {
 	return b, nil
 }
 
-// number returns the first present key's number; 0 when none is.
-func (p payload) number(keys []string) (float64, error) {
+// count returns the first present key's count; 0 when none is. The JSON
+// number's text is read with strconv.ParseFloat, so that no spelling of a
+// number (3.0, -0, 1e-400, which rounds to zero) is refused as a type;
+// encoding/json refuses 1e400 as no float64. A negative count, or one
+// past float64's range (ParseFloat's ±Inf), counts nothing and is invalid
+// naming the key: the event then fails as any invalid payload does, with
+// nothing printed, so a loop guard never reads as a person's turn.
+func (p payload) count(keys []string) (float64, error) {
 	k := p.present(keys)
 	if k == "" {
 		return 0, nil
 	}
-	var n float64
-	if err := json.Unmarshal(p[k], &n); err != nil {
+	text := string(bytes.TrimSpace(p[k]))
+	if text == "" || (text[0] != '-' && (text[0] < '0' || text[0] > '9')) {
+		// The payload decoded, so a value starting so is a JSON number.
 		return 0, continuity.Invalid(k, "must be a number")
+	}
+	n, err := strconv.ParseFloat(text, 64)
+	if err != nil || n < 0 || math.IsInf(n, 0) {
+		return 0, continuity.Invalid(k, "must be a finite count of zero or more")
 	}
 	return n, nil
 }

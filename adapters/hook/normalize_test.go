@@ -466,3 +466,62 @@ func TestNormalizeStringKeysOfTheTable(t *testing.T) {
 		}
 	}
 }
+
+// TestNormalizeLoopCount: Cursor's loop_count is read from its JSON number
+// text as strconv.ParseFloat reads it, so no JSON number is refused for its
+// spelling. Above zero (a fraction, an exponent, 3.0) the Stop is one a
+// stop hook caused, and is never continued; zero (-0, or a value that
+// rounds to it) or none is a person's turn. A negative count or one past
+// float64's range (ParseFloat's ±Inf) counts nothing: invalid naming
+// loop_count, so the failure posture records it and prints nothing. A
+// value that is no JSON number is invalid as a type.
+func TestNormalizeLoopCount(t *testing.T) {
+	const count, number = "must be a finite count of zero or more", "must be a number"
+	cases := []struct {
+		raw    string
+		active bool
+		// why is loop_count's refusal; "" wants none.
+		why string
+	}{
+		{raw: "", active: false},
+		{raw: "null", active: false},
+		{raw: "0", active: false},
+		{raw: "-0", active: false},
+		{raw: "0.0", active: false},
+		{raw: "1e-400", active: false},
+		{raw: "-1e-400", active: false},
+		{raw: "1", active: true},
+		{raw: "3.0", active: true},
+		{raw: "0.5", active: true},
+		{raw: "5e-324", active: true},
+		{raw: "1E2", active: true},
+		{raw: "1e300", active: true},
+		{raw: "1e400", why: count},
+		{raw: "-1e400", why: count},
+		{raw: "-1", why: count},
+		{raw: "-0.5", why: count},
+		{raw: `"1"`, why: number},
+		{raw: "true", why: number},
+		{raw: "[1]", why: number},
+		{raw: "{}", why: number},
+	}
+	h, err := hook.Lookup("cursor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range cases {
+		payload := `{"hook_event_name":"stop","conversation_id":"c1"`
+		if tc.raw != "" {
+			payload += `,"loop_count":` + tc.raw
+		}
+		ev, err := hook.Normalize(h, "", []byte(payload+"}"), "/p")
+		switch got := continuity.ErrorFields(err); {
+		case tc.why == "" && err != nil:
+			t.Errorf("loop_count %s: err = %v, want none", tc.raw, err)
+		case tc.why != "" && (len(got) != 1 || got["loop_count"] != tc.why):
+			t.Errorf("loop_count %s: err = %v, want only loop_count: %s", tc.raw, err, tc.why)
+		case tc.why == "" && ev.StopHookActive != tc.active:
+			t.Errorf("loop_count %s: a stop hook's follow-up = %v, want %v", tc.raw, ev.StopHookActive, tc.active)
+		}
+	}
+}

@@ -94,7 +94,8 @@ type Fields struct {
 	Source         []string `json:"source,omitempty"`
 	StopHookActive []string `json:"stopHookActive,omitempty"`
 	// LoopCount is a counter of stop-hook follow-ups: above zero, the Stop
-	// is one a Stop hook caused (as StopHookActive).
+	// is one a Stop hook caused (as StopHookActive). A negative count, or
+	// one past float64's range, is invalid (see payload.count).
 	LoopCount   []string `json:"loopCount,omitempty"`
 	LastMessage []string `json:"lastMessage,omitempty"`
 	Prompt      []string `json:"prompt,omitempty"`
