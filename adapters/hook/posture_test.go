@@ -445,3 +445,35 @@ func ledger(t *testing.T, home string) string {
 	slices.Sort(lines)
 	return strings.Join(lines, "")
 }
+
+// TestHookRole: BATON_HOOK_ROLE names the subagent role whatever its case
+// and the space around it, and then the hook touches nothing and says
+// nothing; any other value, a role with space inside it too, hooks as the
+// main agent does.
+func TestHookRole(t *testing.T) {
+	cwd := t.TempDir()
+	startup := strings.ReplaceAll(startupJSON, "%CWD%", filepath.ToSlash(cwd))
+	cases := []struct {
+		role    string
+		skipped bool
+	}{
+		{"subagent", true},
+		{" Subagent ", true},
+		{"SUBAGENT", true},
+		{"\tsubagent\n", true},
+		{"", false},
+		{"main", false},
+		{"sub agent", false},
+		{"subagents", false},
+	}
+	for _, tc := range cases {
+		opened := false
+		var out, errOut bytes.Buffer
+		inv := hook.Invocation{Harness: "claude-code", Stdin: strings.NewReader(startup), Stdout: &out, Stderr: &errOut, Dir: cwd, Role: tc.role,
+			Open: func(context.Context) (continuity.API, error) { opened = true; return talkativeAPI{}, nil }}
+		inv.Run(context.Background())
+		if skipped := !opened && out.Len() == 0 && errOut.Len() == 0; skipped != tc.skipped {
+			t.Errorf("role %q: skipped %v (opened %v, stdout %q, stderr %q), want %v", tc.role, skipped, opened, out.String(), errOut.String(), tc.skipped)
+		}
+	}
+}

@@ -32,7 +32,8 @@ type Env struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
-	// HookRole is $BATON_HOOK_ROLE: "subagent" makes every hook a no-op.
+	// HookRole is $BATON_HOOK_ROLE as set: "subagent" (hook.RoleSubagent,
+	// in any case, with space around it) makes every hook a no-op.
 	HookRole string
 	// StopNudge is $BATON_STOP_NUDGE=1: the Stop hook's triage nudge.
 	StopNudge bool
