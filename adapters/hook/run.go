@@ -41,7 +41,8 @@ type Invocation struct {
 	// Role is $BATON_HOOK_ROLE; RoleSubagent (in any case, with space
 	// around it) skips the hook.
 	Role string
-	// Nudge is $BATON_STOP_NUDGE=1: the Stop triage handshake.
+	// Nudge is $BATON_STOP_NUDGE=1 (exactly "1"): the Stop triage
+	// handshake.
 	Nudge bool
 	// Open returns the tenant-bound API. It is called only once the event
 	// is known to be handled (after the main-agent checks), at most once.
