@@ -2,6 +2,7 @@ package hook
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,8 +52,8 @@ var bottleFormats = []bottle.Format{bottle.FormatClaudeCode, bottle.FormatCodex,
 // On error the Event holds what could be read (the provider, and the event
 // and session id when known), so that the failure can be recorded. Errors:
 // an *continuity.Error (invalid, naming stdin or the offending key) for a
-// payload that is not a JSON object, a key of the wrong type or an event
-// name of another vocabulary; one wrapping ErrUnhandled for an event baton
+// payload that is not a JSON object, a key of the wrong type, an event
+// name of another vocabulary or no session id (naming the dialect's key); one wrapping ErrUnhandled for an event baton
 // does not handle.
 func Normalize(h *Harness, arg string, data []byte, dir string) (Event, error) {
 	ev := Event{HookEvent: continuity.HookEvent{Provider: h.Name}}
@@ -98,11 +99,17 @@ func Normalize(h *Harness, arg string, data []byte, dir string) (Event, error) {
 	// Trimmed here as the service trims it, so the bottle's files and the
 	// store's rows name one conversation.
 	ev.SessionID = strings.TrimSpace(str(d.Fields.SessionID))
-	if sid := ev.SessionID; sid != "" && bottle.ValidateSessionID(sid) != nil {
+	switch key := p.present(d.Fields.SessionID); {
+	case ev.SessionID == "" && bad[key] == "":
+		// Refused here, where the payload's own key is known: the
+		// service would name its own sessionId, not the key the harness
+		// sends (session_id, conversation_id).
+		bad[cmp.Or(key, d.Fields.SessionID[0])] = "is required"
+	case ev.SessionID != "" && bottle.ValidateSessionID(ev.SessionID) != nil:
 		// Refused here, not by the service: the receipt of the failure is
 		// then written without the id (a receipt naming it would be
 		// refused too, and the event would leave no evidence).
-		bad[p.present(d.Fields.SessionID)] = bottle.SessionIDRule
+		bad[key] = bottle.SessionIDRule
 	}
 	ev.TranscriptPath = str(d.Fields.TranscriptPath)
 	if ev.Cwd = str(d.Fields.Cwd); ev.Cwd == "" {

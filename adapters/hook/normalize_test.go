@@ -525,3 +525,37 @@ func TestNormalizeLoopCount(t *testing.T) {
 		}
 	}
 }
+
+// TestNormalizeMissingSessionID: a payload without its session id (no key,
+// null, empty, only space) is invalid naming the key that harness's
+// dialect carries it in, the one its people read in their payloads, not
+// baton's own sessionId.
+func TestNormalizeMissingSessionID(t *testing.T) {
+	cases := []struct {
+		harness, arg, payload, key string
+	}{
+		{"claude-code", "", `{"hook_event_name":"UserPromptSubmit","prompt":"hi"}`, "session_id"},
+		{"claude-code", "", `{"hook_event_name":"Stop","session_id":null}`, "session_id"},
+		{"claude-code", "", `{"hook_event_name":"SessionEnd","session_id":""}`, "session_id"},
+		{"codex", "", `{"hook_event_name":"SessionStart","session_id":"  "}`, "session_id"},
+		{"gemini", "", `{"hook_event_name":"AfterAgent","prompt_response":"done"}`, "session_id"},
+		{"copilot", "stop", `{"cwd":"/p"}`, "sessionId"},
+		{"copilot", "stop", `{"sessionId":"","cwd":"/p"}`, "sessionId"},
+		{"copilot", "", `{"hook_event_name":"Stop","cwd":"/p"}`, "session_id"},
+		{"cursor", "", `{"hook_event_name":"stop","workspace_roots":["/p"]}`, "conversation_id"},
+		{"cursor", "", `{"hook_event_name":"preCompact","conversation_id":" "}`, "conversation_id"},
+	}
+	for _, tc := range cases {
+		h, err := hook.Lookup(tc.harness)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := hook.Normalize(h, tc.arg, []byte(tc.payload), "/p")
+		if got := continuity.ErrorFields(err); len(got) != 1 || got[tc.key] != "is required" || continuity.ErrorCode(err) != continuity.CodeInvalid {
+			t.Errorf("%s %s: err = %v, want only %s: is required", tc.harness, tc.payload, err, tc.key)
+		}
+		if ev.ProviderEvent == "" {
+			t.Errorf("%s %s: no event: the failure could not be recorded", tc.harness, tc.payload)
+		}
+	}
+}
