@@ -19,8 +19,8 @@
 // happens, prints one whole envelope or nothing, says on one stderr line
 // what failed, and leaves a receipt and its failure in the ledger when the
 // store can be reached. Only the main agent is hooked: a subagent's event,
-// BATON_HOOK_ROLE=subagent and a linked git worktree are skipped before any
-// store is opened.
+// BATON_HOOK_ROLE=subagent (in any case, with space around it) and a
+// linked git worktree are skipped before any store is opened.
 //
 // Files:
 //

@@ -64,7 +64,9 @@ func FuzzNormalize(f *testing.F) {
 	for _, s := range []string{"", "null", "{}", "[]", `"x"`, `{"hook_event_name":null}`, `{"hook_event_name":["Stop"]}`,
 		`{"session_id":"s","hook_event_name":"Stop","loop_count":"x"}`, `{"conversation_id":"c","hook_event_name":"stop","loop_count":1e999}`,
 		`{"conversation_id":"c","hook_event_name":"sessionStart","workspace_roots":[]}`, `{"session_id":"s","hook_event_name":"BeforeAgent","prompt":"<hook_context>`,
-		`{"session_id":"s","hook_event_name":"AfterAgent","transcript_path":".","prompt_response":"\ud800"}`} {
+		`{"session_id":"s","hook_event_name":"AfterAgent","transcript_path":".","prompt_response":"\ud800"}`,
+		`{"session_id":"s","hook_event_name":"stop"}`, `{"session_id":["s"],"hook_event_name":"Stop","cwd":["/x"]}`,
+		`{"conversation_id":"c","hook_event_name":"stop","loop_count":-0,"workspace_roots":["/r"]}`, `{"hook_event_name":"PreCompress"}`} {
 		f.Add([]byte(s), uint8(0), "")
 		f.Add([]byte(s), uint8(2), "stop")
 		f.Add([]byte(s), uint8(4), "start")

@@ -2,11 +2,14 @@ package hook
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/batonhq/baton/bottle"
@@ -37,8 +40,11 @@ var ErrUnhandled = errors.New("not an event baton handles")
 var bottleFormats = []bottle.Format{bottle.FormatClaudeCode, bottle.FormatCodex, bottle.FormatGemini}
 
 // Normalize turns a harness's stdin payload into an Event. The event is
-// the one the payload names, else the EVENT argument arg: a name of the
-// harness's vocabulary or a kind (start, prompt, stop, precompact, end).
+// the one the payload names, a name of its dialect's vocabulary, else the
+// EVENT argument arg: a name of that vocabulary or a kind (start, prompt,
+// stop, precompact, end). A payload naming a kind or an event of another
+// vocabulary of the table was meant for another --harness: its event key
+// is invalid, and arg, when given, names the event for the receipt.
 // dir is the working directory used when the payload carries none. When the
 // harness prefers its transcript's last model message, Normalize reads the
 // tail of that transcript (a regular file only, at most its TailBytes).
@@ -46,30 +52,37 @@ var bottleFormats = []bottle.Format{bottle.FormatClaudeCode, bottle.FormatCodex,
 // On error the Event holds what could be read (the provider, and the event
 // and session id when known), so that the failure can be recorded. Errors:
 // an *continuity.Error (invalid, naming stdin or the offending key) for a
-// payload that is not a JSON object or a key of the wrong type; one
-// wrapping ErrUnhandled for an event baton does not handle.
+// payload that is not a JSON object, a key of the wrong type, an event
+// name of another vocabulary or no session id (naming the dialect's key); one wrapping ErrUnhandled for an event baton
+// does not handle.
 func Normalize(h *Harness, arg string, data []byte, dir string) (Event, error) {
 	ev := Event{HookEvent: continuity.HookEvent{Provider: h.Name}}
 	p, perr := decodePayload(data)
 	d := h.dialect(p)
-	// An event name of the wrong type is bad input, but the EVENT argument
-	// still names the event, so that its receipt and failure are written.
+	// An event name of the wrong type, a kind or another vocabulary's name
+	// is bad input, but the EVENT argument still names the event, so that
+	// its receipt and failure are written.
 	name, nerr := p.str(d.Fields.Event)
-	if name == "" {
-		name = arg
+	e, ok := d.named(name)
+	if name != "" && !ok {
+		if !table().names(name) {
+			return ev, fmt.Errorf("%s %q: %w", h.Name, oneLine(name), ErrUnhandled)
+		}
+		nerr = continuity.Invalid(p.present(d.Fields.Event), h.foreignEvent(d, name))
 	}
-	if name == "" && nerr != nil {
-		return ev, nerr
-	}
-	if name == "" && perr != nil {
-		return ev, perr
-	}
-	if name == "" {
-		return ev, fmt.Errorf("%s: the payload names no event and no EVENT argument was given: %w", h.Name, ErrUnhandled)
-	}
-	e, ok := d.event(name)
 	if !ok {
-		return ev, fmt.Errorf("%s %q: %w", h.Name, oneLine(name), ErrUnhandled)
+		switch {
+		case arg != "":
+			if e, ok = d.event(arg); !ok {
+				return ev, fmt.Errorf("%s %q: %w", h.Name, oneLine(arg), ErrUnhandled)
+			}
+		case nerr != nil:
+			return ev, nerr
+		case perr != nil:
+			return ev, perr
+		default:
+			return ev, fmt.Errorf("%s: the payload names no event and no EVENT argument was given: %w", h.Name, ErrUnhandled)
+		}
 	}
 	ev.ProviderEvent, ev.Kind, ev.Subagent = e.Name, e.Kind, e.Subagent
 	if perr != nil {
@@ -86,14 +99,25 @@ func Normalize(h *Harness, arg string, data []byte, dir string) (Event, error) {
 	// Trimmed here as the service trims it, so the bottle's files and the
 	// store's rows name one conversation.
 	ev.SessionID = strings.TrimSpace(str(d.Fields.SessionID))
-	if sid := ev.SessionID; sid != "" && bottle.ValidateSessionID(sid) != nil {
+	switch key := p.present(d.Fields.SessionID); {
+	case ev.SessionID == "" && bad[key] == "":
+		// Refused here, where the payload's own key is known: the
+		// service would name its own sessionId, not the key the harness
+		// sends (session_id, conversation_id).
+		bad[cmp.Or(key, d.Fields.SessionID[0])] = "is required"
+	case ev.SessionID != "" && bottle.ValidateSessionID(ev.SessionID) != nil:
 		// Refused here, not by the service: the receipt of the failure is
 		// then written without the id (a receipt naming it would be
 		// refused too, and the event would leave no evidence).
-		bad[p.present(d.Fields.SessionID)] = bottle.SessionIDRule
+		bad[key] = bottle.SessionIDRule
 	}
 	ev.TranscriptPath = str(d.Fields.TranscriptPath)
 	if ev.Cwd = str(d.Fields.Cwd); ev.Cwd == "" {
+		roots, err := p.firstOfList(d.Fields.CwdRoots)
+		note(err)
+		ev.Cwd = roots
+	}
+	if ev.Cwd == "" {
 		ev.Cwd = dir
 	}
 	ev.Subagent = ev.Subagent || slices.ContainsFunc(d.Fields.Subagent, p.has)
@@ -107,7 +131,7 @@ func Normalize(h *Harness, arg string, data []byte, dir string) (Event, error) {
 		ev.Prompt = fitText(stripTags(str(d.Fields.Prompt), d.PromptStripTags))
 	case continuity.HookStop:
 		active, err := p.boolean(d.Fields.StopHookActive)
-		loops, lerr := p.number(d.Fields.LoopCount)
+		loops, lerr := p.count(d.Fields.LoopCount)
 		note(err)
 		note(lerr)
 		ev.StopHookActive = active || loops > 0
@@ -173,25 +197,36 @@ func (p payload) present(keys []string) string {
 	return ""
 }
 
-// str returns the first present key's string, or the first string of an
-// array of strings (a list of directories); "" when no key is present.
+// str returns the first present key's string; "" when no key is present.
+// Any other JSON value, an array of strings too, is invalid naming the key.
 func (p payload) str(keys []string) (string, error) {
 	k := p.present(keys)
 	if k == "" {
 		return "", nil
 	}
 	var s string
-	if json.Unmarshal(p[k], &s) == nil {
-		return s, nil
+	if err := json.Unmarshal(p[k], &s); err != nil {
+		return "", continuity.Invalid(k, "must be a string")
+	}
+	return s, nil
+}
+
+// firstOfList returns the first string of the first present key's array
+// of strings; "" when no key is present or the array is empty. Any other
+// JSON value, a string too, is invalid naming the key.
+func (p payload) firstOfList(keys []string) (string, error) {
+	k := p.present(keys)
+	if k == "" {
+		return "", nil
 	}
 	var list []string
-	if json.Unmarshal(p[k], &list) == nil {
-		if len(list) == 0 {
-			return "", nil
-		}
-		return list[0], nil
+	if err := json.Unmarshal(p[k], &list); err != nil || list == nil {
+		return "", continuity.Invalid(k, "must be an array of strings")
 	}
-	return "", continuity.Invalid(k, "must be a string")
+	if len(list) == 0 {
+		return "", nil
+	}
+	return list[0], nil
 }
 
 // boolean returns the first present key's boolean; false when none is.
@@ -207,15 +242,26 @@ func (p payload) boolean(keys []string) (bool, error) {
 	return b, nil
 }
 
-// number returns the first present key's number; 0 when none is.
-func (p payload) number(keys []string) (float64, error) {
+// count returns the first present key's count; 0 when none is. The JSON
+// number's text is read with strconv.ParseFloat, so that no spelling of a
+// number (3.0, -0, 1e-400, which rounds to zero) is refused as a type;
+// encoding/json refuses 1e400 as no float64. A negative count, or one
+// past float64's range (ParseFloat's ±Inf), counts nothing and is invalid
+// naming the key: the event then fails as any invalid payload does, with
+// nothing printed, so a loop guard never reads as a person's turn.
+func (p payload) count(keys []string) (float64, error) {
 	k := p.present(keys)
 	if k == "" {
 		return 0, nil
 	}
-	var n float64
-	if err := json.Unmarshal(p[k], &n); err != nil {
+	text := string(bytes.TrimSpace(p[k]))
+	if text == "" || (text[0] != '-' && (text[0] < '0' || text[0] > '9')) {
+		// The payload decoded, so a value starting so is a JSON number.
 		return 0, continuity.Invalid(k, "must be a number")
+	}
+	n, err := strconv.ParseFloat(text, 64)
+	if err != nil || n < 0 || math.IsInf(n, 0) {
+		return 0, continuity.Invalid(k, "must be a finite count of zero or more")
 	}
 	return n, nil
 }

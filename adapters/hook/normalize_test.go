@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -295,6 +297,265 @@ func TestNormalizeScrubsLabels(t *testing.T) {
 		}
 		if got := ev.Trigger + ev.Reason; got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestNormalizePayloadEventNames: a payload's event key names the event in
+// its harness's own vocabulary. A kind (start, prompt, stop, precompact,
+// end) is for the EVENT argument only, and a name of another harness's (or
+// of the other dialect's) is a payload meant for another --harness: both
+// are invalid naming the key, and the EVENT argument, when given, still
+// names the event, so that its receipt and failure are written. A name no
+// harness of the table uses stays unhandled.
+func TestNormalizePayloadEventNames(t *testing.T) {
+	cases := []struct {
+		harness, name, arg string
+		// event is the event normalized ("" when none is known); bad says
+		// the event key is refused; unhandled, that the event is not baton's.
+		event          string
+		bad, unhandled bool
+	}{
+		{harness: "claude-code", name: "SessionStart", event: "SessionStart"},
+		{harness: "claude-code", name: "SubagentStop", event: "SubagentStop"},
+		{harness: "gemini", name: "BeforeAgent", event: "BeforeAgent"},
+		{harness: "gemini", name: "AfterAgent", event: "AfterAgent"},
+		{harness: "gemini", name: "PreCompress", arg: "stop", event: "PreCompress"},
+		{harness: "cursor", name: "stop", event: "stop"},
+		{harness: "copilot", name: "Stop", event: "Stop"},
+
+		{harness: "claude-code", name: "stop", bad: true},
+		{harness: "claude-code", name: "stop", arg: "stop", event: "Stop", bad: true},
+		{harness: "claude-code", name: "start", arg: "SessionStart", event: "SessionStart", bad: true},
+		{harness: "codex", name: "prompt", arg: "prompt", event: "UserPromptSubmit", bad: true},
+		{harness: "codex", name: "precompact", bad: true},
+		{harness: "gemini", name: "end", arg: "end", event: "SessionEnd", bad: true},
+		{harness: "gemini", name: "Stop", arg: "stop", event: "AfterAgent", bad: true},
+		{harness: "gemini", name: "PreCompact", bad: true},
+		{harness: "gemini", name: "UserPromptSubmit", arg: "prompt", event: "BeforeAgent", bad: true},
+		{harness: "claude-code", name: "BeforeAgent", bad: true},
+		{harness: "claude-code", name: "sessionStart", arg: "start", event: "SessionStart", bad: true},
+		{harness: "cursor", name: "Stop", arg: "stop", event: "stop", bad: true},
+		{harness: "copilot", name: "agentStop", bad: true},
+		{harness: "copilot", name: "stop", arg: "stop", event: "Stop", bad: true},
+
+		{harness: "codex", name: "PreToolUse", arg: "stop", unhandled: true},
+		{harness: "claude-code", name: "STOP", unhandled: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.harness+" "+tc.name+" "+tc.arg, func(t *testing.T) {
+			h, err := hook.Lookup(tc.harness)
+			if err != nil {
+				t.Fatal(err)
+			}
+			payload, _ := json.Marshal(map[string]any{"session_id": "s1", "hook_event_name": tc.name, "cwd": "/p"})
+			ev, err := hook.Normalize(h, tc.arg, payload, "/p")
+			if ev.ProviderEvent != tc.event {
+				t.Errorf("event = %q, want %q", ev.ProviderEvent, tc.event)
+			}
+			if errors.Is(err, hook.ErrUnhandled) != tc.unhandled {
+				t.Fatalf("err = %v, want unhandled %v", err, tc.unhandled)
+			}
+			why, refused := continuity.ErrorFields(err)["hook_event_name"]
+			switch {
+			case tc.unhandled:
+			case !tc.bad && err != nil:
+				t.Errorf("err = %v, want none", err)
+			case tc.bad && (!refused || continuity.ErrorCode(err) != continuity.CodeInvalid):
+				t.Errorf("err = %v, want the event key refused", err)
+			case tc.bad && !strings.Contains(why, strconv.Quote(tc.name)):
+				t.Errorf("the refusal %q does not name the value", why)
+			case tc.event != "" && ev.SessionID != "s1":
+				t.Errorf("session id = %q: the rest of the payload is still read for the receipt", ev.SessionID)
+			}
+		})
+	}
+}
+
+// TestNormalizeRefusesArraysForStrings: a key of a string field holding an
+// array (of strings or not), an object, a number or a boolean is invalid
+// naming that key; null is absent. Cursor's workspace_roots alone is an
+// array of strings, its first root the working directory, and it must be
+// one.
+func TestNormalizeRefusesArraysForStrings(t *testing.T) {
+	cases := []struct {
+		name, harness, arg, payload string
+		// bad is the key refused, with its reason; "" wants none.
+		bad, why string
+		// cwd is the working directory normalized when nothing is refused.
+		cwd string
+	}{
+		{"session_id an array", "claude-code", "", `{"hook_event_name":"Stop","session_id":["a"],"cwd":"/p"}`, "session_id", "must be a string", ""},
+		{"cwd an array", "claude-code", "", `{"hook_event_name":"Stop","session_id":"s1","cwd":["/x"]}`, "cwd", "must be a string", ""},
+		{"cwd an empty array", "codex", "", `{"hook_event_name":"Stop","session_id":"s1","cwd":[]}`, "cwd", "must be a string", ""},
+		{"the event name an array", "claude-code", "stop", `{"hook_event_name":["Stop"],"session_id":"s1","cwd":"/p"}`, "hook_event_name", "must be a string", ""},
+		{"the prompt an array", "gemini", "", `{"hook_event_name":"BeforeAgent","session_id":"s1","prompt":["p"]}`, "prompt", "must be a string", ""},
+		{"the last message an array", "codex", "", `{"hook_event_name":"Stop","session_id":"s1","last_assistant_message":["m"]}`, "last_assistant_message", "must be a string", ""},
+		{"the transcript path an array", "claude-code", "", `{"hook_event_name":"Stop","session_id":"s1","transcript_path":["/t"]}`, "transcript_path", "must be a string", ""},
+		{"the source an array", "claude-code", "", `{"hook_event_name":"SessionStart","session_id":"s1","source":["resume"]}`, "source", "must be a string", ""},
+		{"the trigger an array", "codex", "", `{"hook_event_name":"PreCompact","session_id":"s1","trigger":["auto"]}`, "trigger", "must be a string", ""},
+		{"the reason an array of numbers", "claude-code", "", `{"hook_event_name":"SessionEnd","session_id":"s1","reason":[1]}`, "reason", "must be a string", ""},
+		{"Copilot's sessionId an array", "copilot", "stop", `{"sessionId":["a"],"cwd":"/p"}`, "sessionId", "must be a string", ""},
+		{"Cursor's conversation_id an object", "cursor", "", `{"hook_event_name":"stop","conversation_id":{"a":1}}`, "conversation_id", "must be a string", ""},
+		{"Cursor's cwd an array", "cursor", "", `{"hook_event_name":"stop","conversation_id":"c1","cwd":["/x"]}`, "cwd", "must be a string", ""},
+		{"a null session id is absent", "claude-code", "", `{"hook_event_name":"Stop","session_id":"s1","cwd":null,"transcript_path":null}`, "", "", "/fallback"},
+
+		{"Cursor's workspace roots", "cursor", "", `{"hook_event_name":"stop","conversation_id":"c1","workspace_roots":["/r1","/r2"]}`, "", "", "/r1"},
+		{"Cursor's cwd before its roots", "cursor", "", `{"hook_event_name":"stop","conversation_id":"c1","cwd":"/c","workspace_roots":["/r1"]}`, "", "", "/c"},
+		{"Cursor's empty workspace roots", "cursor", "", `{"hook_event_name":"stop","conversation_id":"c1","workspace_roots":[]}`, "", "", "/fallback"},
+		{"Cursor's workspace roots not strings", "cursor", "", `{"hook_event_name":"stop","conversation_id":"c1","workspace_roots":[1]}`, "workspace_roots", "must be an array of strings", ""},
+		{"Cursor's workspace roots a string", "cursor", "", `{"hook_event_name":"stop","conversation_id":"c1","workspace_roots":"/r1"}`, "workspace_roots", "must be an array of strings", ""},
+		{"Cursor's workspace roots an object", "cursor", "", `{"hook_event_name":"stop","conversation_id":"c1","workspace_roots":{"a":"/r"}}`, "workspace_roots", "must be an array of strings", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := hook.Lookup(tc.harness)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev, err := hook.Normalize(h, tc.arg, []byte(tc.payload), "/fallback")
+			switch got := continuity.ErrorFields(err); {
+			case tc.bad == "" && err != nil:
+				t.Fatalf("err = %v, want none", err)
+			case tc.bad != "" && (len(got) != 1 || got[tc.bad] != tc.why):
+				t.Fatalf("err = %v, want only %s: %s", err, tc.bad, tc.why)
+			case tc.bad == "" && ev.Cwd != tc.cwd:
+				t.Errorf("cwd = %q, want %q", ev.Cwd, tc.cwd)
+			}
+		})
+	}
+}
+
+// TestNormalizeStringKeysOfTheTable: every key the table names for a
+// string field, in every dialect, is refused naming it when it holds an
+// array of strings, in an event of the kind that reads it.
+func TestNormalizeStringKeysOfTheTable(t *testing.T) {
+	for _, h := range hook.Harnesses() {
+		for _, d := range h.Dialects {
+			f := d.Fields
+			fields := []struct {
+				keys []string
+				kind continuity.HookKind
+			}{
+				{f.Event, continuity.HookStart}, {f.SessionID, continuity.HookStart}, {f.TranscriptPath, continuity.HookStop},
+				{f.Cwd, continuity.HookStart}, {f.Source, continuity.HookStart}, {f.LastMessage, continuity.HookStop},
+				{f.Prompt, continuity.HookPrompt}, {f.Trigger, continuity.HookPreCompact}, {f.Reason, continuity.HookEnd},
+			}
+			for _, field := range fields {
+				i := slices.IndexFunc(d.Events, func(e hook.EventName) bool { return e.Kind == field.kind && !e.Subagent })
+				for _, key := range field.keys {
+					p := map[string]any{}
+					if d.Detect != "" {
+						p[d.Detect] = "s1"
+					}
+					for _, k := range f.Event {
+						p[k] = d.Events[i].Name
+					}
+					if !slices.Contains(f.SessionID, key) {
+						// Else the first session id key, present, would win.
+						p[f.SessionID[0]] = "s1"
+					}
+					p[key] = []string{"x"}
+					payload, _ := json.Marshal(p)
+					_, err := hook.Normalize(&h, string(field.kind), payload, "/p")
+					if got := continuity.ErrorFields(err)[key]; got != "must be a string" {
+						t.Errorf("%s %s: %s as an array: err = %v, want it refused", h.Name, d.Events[i].Name, key, err)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestNormalizeLoopCount: Cursor's loop_count is read from its JSON number
+// text as strconv.ParseFloat reads it, so no JSON number is refused for its
+// spelling. Above zero (a fraction, an exponent, 3.0) the Stop is one a
+// stop hook caused, and is never continued; zero (-0, or a value that
+// rounds to it) or none is a person's turn. A negative count or one past
+// float64's range (ParseFloat's ±Inf) counts nothing: invalid naming
+// loop_count, so the failure posture records it and prints nothing. A
+// value that is no JSON number is invalid as a type.
+func TestNormalizeLoopCount(t *testing.T) {
+	const count, number = "must be a finite count of zero or more", "must be a number"
+	cases := []struct {
+		raw    string
+		active bool
+		// why is loop_count's refusal; "" wants none.
+		why string
+	}{
+		{raw: "", active: false},
+		{raw: "null", active: false},
+		{raw: "0", active: false},
+		{raw: "-0", active: false},
+		{raw: "0.0", active: false},
+		{raw: "1e-400", active: false},
+		{raw: "-1e-400", active: false},
+		{raw: "1", active: true},
+		{raw: "3.0", active: true},
+		{raw: "0.5", active: true},
+		{raw: "5e-324", active: true},
+		{raw: "1E2", active: true},
+		{raw: "1e300", active: true},
+		{raw: "1e400", why: count},
+		{raw: "-1e400", why: count},
+		{raw: "-1", why: count},
+		{raw: "-0.5", why: count},
+		{raw: `"1"`, why: number},
+		{raw: "true", why: number},
+		{raw: "[1]", why: number},
+		{raw: "{}", why: number},
+	}
+	h, err := hook.Lookup("cursor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range cases {
+		payload := `{"hook_event_name":"stop","conversation_id":"c1"`
+		if tc.raw != "" {
+			payload += `,"loop_count":` + tc.raw
+		}
+		ev, err := hook.Normalize(h, "", []byte(payload+"}"), "/p")
+		switch got := continuity.ErrorFields(err); {
+		case tc.why == "" && err != nil:
+			t.Errorf("loop_count %s: err = %v, want none", tc.raw, err)
+		case tc.why != "" && (len(got) != 1 || got["loop_count"] != tc.why):
+			t.Errorf("loop_count %s: err = %v, want only loop_count: %s", tc.raw, err, tc.why)
+		case tc.why == "" && ev.StopHookActive != tc.active:
+			t.Errorf("loop_count %s: a stop hook's follow-up = %v, want %v", tc.raw, ev.StopHookActive, tc.active)
+		}
+	}
+}
+
+// TestNormalizeMissingSessionID: a payload without its session id (no key,
+// null, empty, only space) is invalid naming the key that harness's
+// dialect carries it in, the one its people read in their payloads, not
+// baton's own sessionId.
+func TestNormalizeMissingSessionID(t *testing.T) {
+	cases := []struct {
+		harness, arg, payload, key string
+	}{
+		{"claude-code", "", `{"hook_event_name":"UserPromptSubmit","prompt":"hi"}`, "session_id"},
+		{"claude-code", "", `{"hook_event_name":"Stop","session_id":null}`, "session_id"},
+		{"claude-code", "", `{"hook_event_name":"SessionEnd","session_id":""}`, "session_id"},
+		{"codex", "", `{"hook_event_name":"SessionStart","session_id":"  "}`, "session_id"},
+		{"gemini", "", `{"hook_event_name":"AfterAgent","prompt_response":"done"}`, "session_id"},
+		{"copilot", "stop", `{"cwd":"/p"}`, "sessionId"},
+		{"copilot", "stop", `{"sessionId":"","cwd":"/p"}`, "sessionId"},
+		{"copilot", "", `{"hook_event_name":"Stop","cwd":"/p"}`, "session_id"},
+		{"cursor", "", `{"hook_event_name":"stop","workspace_roots":["/p"]}`, "conversation_id"},
+		{"cursor", "", `{"hook_event_name":"preCompact","conversation_id":" "}`, "conversation_id"},
+	}
+	for _, tc := range cases {
+		h, err := hook.Lookup(tc.harness)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := hook.Normalize(h, tc.arg, []byte(tc.payload), "/p")
+		if got := continuity.ErrorFields(err); len(got) != 1 || got[tc.key] != "is required" || continuity.ErrorCode(err) != continuity.CodeInvalid {
+			t.Errorf("%s %s: err = %v, want only %s: is required", tc.harness, tc.payload, err, tc.key)
+		}
+		if ev.ProviderEvent == "" {
+			t.Errorf("%s %s: no event: the failure could not be recorded", tc.harness, tc.payload)
 		}
 	}
 }

@@ -76,8 +76,15 @@ const startupJSON = `{"session_id":"s1","transcript_path":"","cwd":"%CWD%","hook
 func TestFailurePosture(t *testing.T) {
 	cwd := t.TempDir()
 	startup := strings.ReplaceAll(startupJSON, "%CWD%", filepath.ToSlash(cwd))
-	linked := t.TempDir()
-	if err := os.WriteFile(filepath.Join(linked, ".git"), []byte("gitdir: /src/repo/.git/worktrees/wt\n"), 0o600); err != nil {
+	// A linked worktree as git writes one: its gitdir holds commondir.
+	linked, gitDir := t.TempDir(), filepath.Join(t.TempDir(), ".git", "worktrees", "wt")
+	if err := os.MkdirAll(gitDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(gitDir, "commondir"), []byte("../..\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(linked, ".git"), []byte("gitdir: "+filepath.ToSlash(gitDir)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	corrupt := t.TempDir()
@@ -128,8 +135,14 @@ func TestFailurePosture(t *testing.T) {
 			stderr: "codex Stop: invalid: invalid input (session_id: must be a string; stop_hook_active: must be a boolean)",
 			ledger: "failed codex Stop: local: stdin: invalid: invalid input (session_id: must be a string; stop_hook_active: must be a boolean)\nreceived codex Stop\n"},
 		{name: "a missing session id", harness: "claude-code", stdin: strings.NewReader(`{"hook_event_name":"UserPromptSubmit","prompt":"hi"}`),
-			stderr: "claude-code UserPromptSubmit: invalid: invalid input (sessionId: is required)",
-			ledger: "failed claude-code UserPromptSubmit: invalid: invalid input\nreceived claude-code UserPromptSubmit\n"},
+			stderr: "claude-code UserPromptSubmit: invalid: invalid input (session_id: is required)",
+			ledger: "failed claude-code UserPromptSubmit: local: stdin: invalid: invalid input (session_id: is required)\nreceived claude-code UserPromptSubmit\n"},
+		{name: "a missing session id, camelCase", harness: "copilot", event: "stop", stdin: strings.NewReader(`{"cwd":"/p"}`),
+			stderr: "copilot agentStop: invalid: invalid input (sessionId: is required)",
+			ledger: "failed copilot agentStop: local: stdin: invalid: invalid input (sessionId: is required)\nreceived copilot agentStop\n"},
+		{name: "a missing conversation id", harness: "cursor", stdin: strings.NewReader(`{"hook_event_name":"sessionEnd","workspace_roots":["/p"]}`),
+			stderr: "cursor sessionEnd: invalid: invalid input (conversation_id: is required)",
+			ledger: "failed cursor sessionEnd: local: stdin: invalid: invalid input (conversation_id: is required)\nreceived cursor sessionEnd\n"},
 		{name: "a missing transcript", harness: "claude-code", stdin: strings.NewReader(`{"session_id":"s1","hook_event_name":"Stop","transcript_path":"/nonexistent/t.jsonl","last_assistant_message":"done"}`),
 			stderr: "claude-code Stop: transcript not readable, the bottle is rebuilt from history; claude-code Stop: not_found",
 			ledger: "failed claude-code Stop: not_found: session not found\nreceived claude-code Stop\n"},
@@ -144,6 +157,17 @@ func TestFailurePosture(t *testing.T) {
 			ledger: "failed claude-code Stop: local: stdin: invalid: invalid input (hook_event_name: must be a string)\nreceived claude-code Stop\n"},
 		{name: "an event name of the wrong type alone", harness: "claude-code", stdin: strings.NewReader(`{"session_id":"s1","hook_event_name":{}}`),
 			stderr: "claude-code: invalid: invalid input (hook_event_name: must be a string)"},
+		{name: "a kind as the payload's event name", harness: "claude-code", event: "stop", stdin: strings.NewReader(`{"session_id":"s1","hook_event_name":"stop"}`),
+			stderr: `claude-code Stop: invalid: invalid input (hook_event_name: must be one of claude-code's events (SessionStart, UserPromptSubmit, Stop, SubagentStop, PreCompact, SessionEnd): "stop" is a kind, which only the EVENT argument names)`,
+			ledger: `failed claude-code Stop: local: stdin: invalid: invalid input (hook_event_name: must be one of claude-code's events (SessionStart, UserPromptSubmit, Stop, SubagentStop, PreCompact, SessionEnd): "stop" is a kind, which only the EVENT argument names)` + "\nreceived claude-code Stop\n"},
+		{name: "another harness's event name", harness: "gemini", event: "prompt", stdin: strings.NewReader(`{"session_id":"s1","hook_event_name":"UserPromptSubmit","prompt":"the words"}`),
+			stderr: `gemini BeforeAgent: invalid: invalid input (hook_event_name: must be one of gemini's events (SessionStart, BeforeAgent, AfterAgent, PreCompress, SessionEnd): "UserPromptSubmit" is not)`,
+			ledger: `failed gemini BeforeAgent: local: stdin: invalid: invalid input (hook_event_name: must be one of gemini's events (SessionStart, BeforeAgent, AfterAgent, PreCompress, SessionEnd): "UserPromptSubmit" is not)` + "\nreceived gemini BeforeAgent\n"},
+		{name: "another harness's event name and no EVENT argument", harness: "gemini", stdin: strings.NewReader(`{"session_id":"s1","hook_event_name":"Stop"}`),
+			stderr: `gemini: invalid: invalid input (hook_event_name: must be one of gemini's events (SessionStart, BeforeAgent, AfterAgent, PreCompress, SessionEnd): "Stop" is not)`},
+		{name: "a loop count past float64's range", harness: "cursor", stdin: strings.NewReader(`{"conversation_id":"c1","hook_event_name":"stop","loop_count":1e400}`),
+			stderr: "cursor stop: invalid: invalid input (loop_count: must be a finite count of zero or more)",
+			ledger: "failed cursor stop: local: stdin: invalid: invalid input (loop_count: must be a finite count of zero or more)\nreceived cursor stop\n"},
 		{name: "an unknown harness", harness: "vim", stdin: strings.NewReader(startup), open: func(t *testing.T, _ string) func(context.Context) (continuity.API, error) { return never(t) },
 			stderr: "invalid: invalid input (harness: must be one of claude-code, codex, gemini, copilot, cursor)"},
 		{name: "an event baton does not handle", harness: "codex", stdin: strings.NewReader(`{"session_id":"s1","hook_event_name":"PreToolUse"}`),
@@ -426,4 +450,36 @@ func ledger(t *testing.T, home string) string {
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, "")
+}
+
+// TestHookRole: BATON_HOOK_ROLE names the subagent role whatever its case
+// and the space around it, and then the hook touches nothing and says
+// nothing; any other value, a role with space inside it too, hooks as the
+// main agent does.
+func TestHookRole(t *testing.T) {
+	cwd := t.TempDir()
+	startup := strings.ReplaceAll(startupJSON, "%CWD%", filepath.ToSlash(cwd))
+	cases := []struct {
+		role    string
+		skipped bool
+	}{
+		{"subagent", true},
+		{" Subagent ", true},
+		{"SUBAGENT", true},
+		{"\tsubagent\n", true},
+		{"", false},
+		{"main", false},
+		{"sub agent", false},
+		{"subagents", false},
+	}
+	for _, tc := range cases {
+		opened := false
+		var out, errOut bytes.Buffer
+		inv := hook.Invocation{Harness: "claude-code", Stdin: strings.NewReader(startup), Stdout: &out, Stderr: &errOut, Dir: cwd, Role: tc.role,
+			Open: func(context.Context) (continuity.API, error) { opened = true; return talkativeAPI{}, nil }}
+		inv.Run(context.Background())
+		if skipped := !opened && out.Len() == 0 && errOut.Len() == 0; skipped != tc.skipped {
+			t.Errorf("role %q: skipped %v (opened %v, stdout %q, stderr %q), want %v", tc.role, skipped, opened, out.String(), errOut.String(), tc.skipped)
+		}
+	}
 }

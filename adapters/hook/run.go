@@ -15,6 +15,9 @@ import (
 
 // RoleSubagent is the BATON_HOOK_ROLE value that makes every hook a no-op:
 // a harness that runs its subagents with their own hooks sets it for them.
+// It is compared ignoring case and the space around it (" Subagent " is
+// it), so that a role set by hand in a harness's configuration is not
+// missed and a subagent's events not recorded as the main agent's.
 const RoleSubagent = "subagent"
 
 // Invocation is one `baton hook` process: the harness's JSON on Stdin, its
@@ -35,9 +38,11 @@ type Invocation struct {
 	Dir string
 	// Home is the baton home the bottles are kept under; "" keeps none.
 	Home string
-	// Role is $BATON_HOOK_ROLE; RoleSubagent skips the hook.
+	// Role is $BATON_HOOK_ROLE; RoleSubagent (in any case, with space
+	// around it) skips the hook.
 	Role string
-	// Nudge is $BATON_STOP_NUDGE=1: the Stop triage handshake.
+	// Nudge is $BATON_STOP_NUDGE=1 (exactly "1"): the Stop triage
+	// handshake.
 	Nudge bool
 	// Open returns the tenant-bound API. It is called only once the event
 	// is known to be handled (after the main-agent checks), at most once.
@@ -87,7 +92,7 @@ func (inv *Invocation) Run(ctx context.Context) {
 		}
 	}()
 	say := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	if inv.Role == RoleSubagent {
+	if strings.EqualFold(strings.TrimSpace(inv.Role), RoleSubagent) {
 		return
 	}
 	h, err := Lookup(inv.Harness)

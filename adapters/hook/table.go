@@ -86,12 +86,16 @@ type Fields struct {
 	Event          []string `json:"event,omitempty"`
 	SessionID      []string `json:"sessionId,omitempty"`
 	TranscriptPath []string `json:"transcriptPath,omitempty"`
-	// Cwd may name an array of directories: its first one is taken.
 	Cwd            []string `json:"cwd,omitempty"`
+	// CwdRoots name arrays of directories (Cursor's workspace roots),
+	// read when no Cwd key is present: the first directory is taken.
+	// Every other field's keys hold strings only.
+	CwdRoots       []string `json:"cwdRoots,omitempty"`
 	Source         []string `json:"source,omitempty"`
 	StopHookActive []string `json:"stopHookActive,omitempty"`
 	// LoopCount is a counter of stop-hook follow-ups: above zero, the Stop
-	// is one a Stop hook caused (as StopHookActive).
+	// is one a Stop hook caused (as StopHookActive). A negative count, or
+	// one past float64's range, is invalid (see payload.count).
 	LoopCount   []string `json:"loopCount,omitempty"`
 	LastMessage []string `json:"lastMessage,omitempty"`
 	Prompt      []string `json:"prompt,omitempty"`
@@ -424,13 +428,20 @@ func (h *Harness) dialect(p payload) *Dialect {
 	return &h.Dialects[0]
 }
 
+// named returns the vocabulary entry named name: what a payload may name.
+func (d *Dialect) named(name string) (EventName, bool) {
+	i := slices.IndexFunc(d.Events, func(e EventName) bool { return e.Name == name })
+	if i < 0 {
+		return EventName{}, false
+	}
+	return d.Events[i], true
+}
+
 // event returns the vocabulary entry named name, or the first main-agent
-// event of kind name.
+// event of kind name: what the EVENT argument may name.
 func (d *Dialect) event(name string) (EventName, bool) {
-	for _, e := range d.Events {
-		if e.Name == name {
-			return e, true
-		}
+	if e, ok := d.named(name); ok {
+		return e, true
 	}
 	for _, e := range d.Events {
 		if string(e.Kind) == name && !e.Subagent {
@@ -438,4 +449,36 @@ func (d *Dialect) event(name string) (EventName, bool) {
 		}
 	}
 	return EventName{}, false
+}
+
+// names reports whether name is a kind or an event of some dialect of the
+// table: a payload naming it where its dialect has no such event was meant
+// for another harness (or the other dialect), not for an event of this
+// one's that baton does not handle.
+func (t *Table) names(name string) bool {
+	if slices.Contains(hookKinds, continuity.HookKind(name)) {
+		return true
+	}
+	for _, h := range t.Harnesses {
+		for i := range h.Dialects {
+			if _, ok := h.Dialects[i].named(name); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// foreignEvent says why a payload of dialect d may not name the event
+// name, a kind or another vocabulary's: what it must name instead.
+func (h *Harness) foreignEvent(d *Dialect, name string) string {
+	names := make([]string, len(d.Events))
+	for i, e := range d.Events {
+		names[i] = e.Name
+	}
+	why := "is not"
+	if slices.Contains(hookKinds, continuity.HookKind(name)) {
+		why = "is a kind, which only the EVENT argument names"
+	}
+	return fmt.Sprintf("must be one of %s's events (%s): %q %s", h.Name, strings.Join(names, ", "), name, why)
 }

@@ -2,14 +2,10 @@ package hook
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/batonhq/baton/continuity"
-	"github.com/batonhq/baton/internal/gittest"
 )
 
 // TestTable: the embedded table passes its checks, and every check refuses
@@ -177,59 +173,5 @@ func TestStripTags(t *testing.T) {
 		if got := stripTags(tc.in, tags); got != tc.want {
 			t.Errorf("stripTags(%q) = %q, want %q", tc.in, got, tc.want)
 		}
-	}
-}
-
-func TestLinkedWorktree(t *testing.T) {
-	root := t.TempDir()
-	mk := func(dir, gitFile string, gitDir bool) string {
-		t.Helper()
-		d := filepath.Join(root, dir)
-		if err := os.MkdirAll(filepath.Join(d, "sub", "deeper"), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		switch {
-		case gitDir:
-			if err := os.Mkdir(filepath.Join(d, ".git"), 0o700); err != nil {
-				t.Fatal(err)
-			}
-		case gitFile != "":
-			if err := os.WriteFile(filepath.Join(d, ".git"), []byte(gitFile), 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return filepath.Join(d, "sub", "deeper")
-	}
-	cases := []struct {
-		name, dir string
-		want      bool
-	}{
-		{"no repository", mk("plain", "", false), false},
-		{"a main worktree", mk("main", "", true), false},
-		{"a linked worktree", mk("linked", "gitdir: /src/repo/.git/worktrees/feature\n", false), true},
-		{"a linked worktree, relative, no newline", mk("linked-rel", "gitdir: ../repo/.git/worktrees/wt", false), true},
-		{"a submodule", mk("submodule", "gitdir: ../.git/modules/lib\n", false), false},
-		{"a .git file that is not one", mk("garbage", "not a git file\n", false), false},
-		{"no directory", "", false},
-	}
-	for _, tc := range cases {
-		if got := LinkedWorktree(tc.dir); got != tc.want {
-			t.Errorf("%s: LinkedWorktree = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Log("git is not installed: the real-repository case is skipped")
-		return
-	}
-	repo := filepath.Join(root, "real")
-	git := func(dir string, args ...string) { t.Helper(); gittest.Run(t, dir, args...) }
-	if err := os.Mkdir(repo, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	git(repo, "init", "-q", "-b", "main")
-	git(repo, "commit", "-q", "--allow-empty", "-m", "one")
-	git(repo, "worktree", "add", "-q", filepath.Join(root, "real-wt"), "-b", "wt")
-	if LinkedWorktree(repo) || !LinkedWorktree(filepath.Join(root, "real-wt")) {
-		t.Errorf("git worktree add: main %v, linked %v; want false, true", LinkedWorktree(repo), LinkedWorktree(filepath.Join(root, "real-wt")))
 	}
 }

@@ -32,9 +32,11 @@ type Env struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
-	// HookRole is $BATON_HOOK_ROLE: "subagent" makes every hook a no-op.
+	// HookRole is $BATON_HOOK_ROLE as set: "subagent" (hook.RoleSubagent,
+	// in any case, with space around it) makes every hook a no-op.
 	HookRole string
-	// StopNudge is $BATON_STOP_NUDGE=1: the Stop hook's triage nudge.
+	// StopNudge is $BATON_STOP_NUDGE=1, exactly "1" (" 1" and "true" are
+	// off): the Stop hook's triage nudge.
 	StopNudge bool
 	// LockWait, when set, is how long a statement of the SQLite store Open
 	// opens waits for another process's lock (sqlstore.BusyTimeout): a

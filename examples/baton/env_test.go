@@ -89,3 +89,26 @@ func TestHomeResolution(t *testing.T) {
 		}
 	}
 }
+
+// TestStopNudgeVariable: BATON_STOP_NUDGE turns the Stop nudge on only when
+// it is exactly 1; space around it, another spelling of true, 0 or nothing
+// leave it off.
+func TestStopNudgeVariable(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		on    bool
+	}{
+		{"1", true},
+		{" 1", false},
+		{"1 ", false},
+		{"true", false},
+		{"yes", false},
+		{"0", false},
+		{"", false},
+	} {
+		t.Setenv("BATON_STOP_NUDGE", tc.value)
+		if got := EnvFromOS().StopNudge; got != tc.on {
+			t.Errorf("BATON_STOP_NUDGE=%q: the nudge is %v, want %v", tc.value, got, tc.on)
+		}
+	}
+}

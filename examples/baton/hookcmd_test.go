@@ -89,6 +89,7 @@ func TestHookCommand(t *testing.T) {
 		{name: "too many arguments", args: []string{"hook", "start", "stop", "--harness", "codex"}},
 		{name: "a flag whose name holds a newline", args: []string{"hook", "start", "--harness", "codex", "--x\ny"}},
 		{name: "a subagent", env: []string{"BATON_HOOK_ROLE=subagent"}, args: []string{"hook", "start", "--harness", "codex"}, quiet: true},
+		{name: "a subagent spelled with capitals and spaces", env: []string{"BATON_HOOK_ROLE= Subagent "}, args: []string{"hook", "start", "--harness", "codex"}, quiet: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			empty := t.TempDir()
