@@ -779,12 +779,13 @@ func TestInstallReadErrorNamesThePathOnce(t *testing.T) {
 }
 
 // TestInstallMatchers: SessionStart is registered for every source the
-// harness sends (Codex 0.169's schema lists fork; Claude Code 2.1.328's
-// captured payloads do not).
+// harness may send (Codex 0.169's schema lists fork; Claude Code's newest
+// SDK typings add it, its captured payloads do not show it: a matcher that
+// never matches costs nothing, a fork missed would start unbriefed).
 func TestInstallMatchers(t *testing.T) {
 	for harness, want := range map[string]string{
 		"codex":       "startup|resume|clear|compact|fork",
-		"claude-code": "startup|resume|clear|compact",
+		"claude-code": "startup|resume|clear|compact|fork",
 	} {
 		if got := tableHarness(t, harness).registered()[0].Matcher; got != want {
 			t.Errorf("%s registers SessionStart under %q, want %q", harness, got, want)

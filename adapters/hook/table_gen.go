@@ -43,7 +43,7 @@ func compiledTable() *Table {
 							{
 								Name:    "SessionStart",
 								Kind:    "start",
-								Matcher: "startup|resume|clear|compact",
+								Matcher: "startup|resume|clear|compact|fork",
 							},
 							{
 								Name: "UserPromptSubmit",
