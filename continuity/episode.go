@@ -440,8 +440,14 @@ type EndResult struct {
 	Handover  Record      `json:"handover"`
 }
 
-// SessionEnd implements API for tenant: close by natural key, then write
-// the handover, within the budget.
+// SessionEnd implements API for tenant: close by natural key and write the
+// handover, within the budget, in one transaction. The row's lock, taken
+// by the close, is held until the handover is written, so however many
+// deliveries of one SessionEnd race (Gemini CLI sends it up to three times
+// within 70 ms) one of them closes the row and the others, finding it
+// closed, find that close's handover too and write no second one. The
+// price: a handover that fails (the budget spent, say) rolls the close
+// back with it, and the row is left to lapse on its lease.
 func (s *Service) SessionEnd(ctx context.Context, tenant string, p EndParams) (EndResult, error) {
 	var res EndResult
 	p.expects = recordEvent(RecordHandover)
@@ -459,17 +465,27 @@ func (s *Service) SessionEnd(ctx context.Context, tenant string, p EndParams) (E
 		if p.BudgetMillis > 0 {
 			budget = time.Duration(p.BudgetMillis) * time.Millisecond
 		}
-		ctx, cancel := context.WithTimeout(ctx, budget)
-		defer cancel()
-		c, err := s.Close(ctx, tenant, CloseParams{Agent: p.Agent, SessionID: p.SessionID})
+		tenant, agent, sid, err := sessionKey(tenant, p.Agent, p.SessionID)
 		if err != nil {
 			return err
 		}
-		res.Close = c
-		// A repeated delivery of one SessionEnd (the row already closed, the
-		// same handover) writes no second record.
-		res.Handover, err = s.record(ctx, tenant, p.Agent, p.SessionID, RecordHandover, p.Episode, p.Reason, c.AlreadyClosed)
-		return err
+		ctx, cancel := context.WithTimeout(ctx, budget)
+		defer cancel()
+		return s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
+			now := s.clock()
+			row, c, err := s.closeIn(ctx, tx, agent, sid, now)
+			if err != nil {
+				return err
+			}
+			// A repeated delivery of one SessionEnd (the row already
+			// closed, the same handover) writes no second record.
+			h, err := s.writeRecord(ctx, tx, row, RecordHandover, p.Episode, p.Reason, now, c.AlreadyClosed)
+			if err != nil {
+				return err
+			}
+			res.Close, res.Handover = c, h
+			return nil
+		})
 	})
 	res.ReceiptID = id
 	return res, err

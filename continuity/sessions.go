@@ -453,25 +453,31 @@ func (s *Service) Close(ctx context.Context, tenant string, p CloseParams) (Clos
 	}
 	var res CloseResult
 	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
-		now := s.clock()
-		row, err := lockSession(ctx, tx, agent, sid)
-		if err != nil {
-			return err
-		}
-		if row.ClosedAt != nil {
-			res = CloseResult{SessionRunID: row.ID, ActivationEpoch: row.ActivationEpoch, ClosedAt: *row.ClosedAt, AlreadyClosed: true}
-			return nil
-		}
-		s.closeRow(row, now)
-		if err := tx.UpdateSession(ctx, row); err != nil {
-			return err
-		}
-		res = CloseResult{SessionRunID: row.ID, ActivationEpoch: row.ActivationEpoch, ClosedAt: now}
-		return tx.AppendLedger(ctx, s.ledgerKeep, s.entry(EventSessionClosed, now, row, map[string]string{
-			"epoch": strconv.Itoa(row.ActivationEpoch), "explicit": strconv.FormatBool(s.lease.ExplicitlyClosed(lease.Row{LastSeenAt: row.LastSeenAt, ClosedAt: row.ClosedAt})),
-		}))
+		var err error
+		_, res, err = s.closeIn(ctx, tx, agent, sid, s.clock())
+		return err
 	})
 	return res, err
+}
+
+// closeIn is Close inside tx: it locks the row (project, then row) and
+// holds it until tx ends, and returns the row as closed.
+func (s *Service) closeIn(ctx context.Context, tx Tx, agent, sid string, now time.Time) (*Session, CloseResult, error) {
+	row, err := lockSession(ctx, tx, agent, sid)
+	if err != nil {
+		return nil, CloseResult{}, err
+	}
+	if row.ClosedAt != nil {
+		return row, CloseResult{SessionRunID: row.ID, ActivationEpoch: row.ActivationEpoch, ClosedAt: *row.ClosedAt, AlreadyClosed: true}, nil
+	}
+	s.closeRow(row, now)
+	if err := tx.UpdateSession(ctx, row); err != nil {
+		return nil, CloseResult{}, err
+	}
+	res := CloseResult{SessionRunID: row.ID, ActivationEpoch: row.ActivationEpoch, ClosedAt: now}
+	return row, res, tx.AppendLedger(ctx, s.ledgerKeep, s.entry(EventSessionClosed, now, row, map[string]string{
+		"epoch": strconv.Itoa(row.ActivationEpoch), "explicit": strconv.FormatBool(s.lease.ExplicitlyClosed(lease.Row{LastSeenAt: row.LastSeenAt, ClosedAt: row.ClosedAt})),
+	}))
 }
 
 // Compact recovers the sessionRunId after a compaction: a heartbeat, so the

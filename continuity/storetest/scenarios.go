@@ -979,6 +979,57 @@ func scenarioSessionEnd(t *testing.T, h ScenarioHarness) {
 		}
 	})
 
+	t.Run("RacingDeliveriesWriteOneHandover", func(t *testing.T) {
+		// Gemini CLI delivers one SessionEnd up to three times within
+		// 70 ms; a team server may see many more. However they
+		// interleave, one closes the row and one handover is written, and
+		// every delivery answers with that close and that handover.
+		for _, n := range []int{3, 32} {
+			t.Run(strconv.Itoa(n), func(t *testing.T) {
+				s := newScene(t, h)
+				r := s.startup("s1", "baton")
+				s.prompt("s1", "write the changelog")
+				s.stop(stopOf("s1", "Drafted the changelog."))
+				s.clock.Advance(time.Minute)
+				results := make([]continuity.EndResult, n)
+				var wg sync.WaitGroup
+				for i := range n {
+					wg.Go(func() {
+						var err error
+						results[i], err = s.a.SessionEnd(s.ctx, continuity.EndParams{EventParams: hookEvent(evEnd, "s1"), Reason: "exit"})
+						if err != nil {
+							t.Errorf("SessionEnd %d: %v", i, err)
+						}
+					})
+				}
+				wg.Wait()
+				hvs := s.records(s.a, continuity.RecordQuery{SessionID: "s1", Kinds: []continuity.RecordKind{continuity.RecordHandover}})
+				if len(hvs) != 1 {
+					t.Fatalf("%d racing SessionEnds wrote %d handovers, want 1", n, len(hvs))
+				}
+				closed := 0
+				for i, res := range results {
+					if !res.Close.AlreadyClosed {
+						closed++
+					}
+					if res.Close.SessionRunID != r.SessionRunID || !res.Close.ClosedAt.Equal(s.clock.Now()) || res.Handover.ID != hvs[0].ID {
+						t.Errorf("SessionEnd %d = close %+v, handover %v; want the one close and the one handover %v", i, res.Close, res.Handover.ID, hvs[0].ID)
+					}
+				}
+				if closed != 1 {
+					t.Errorf("%d of %d racing SessionEnds closed the row, want 1", closed, n)
+				}
+				counts := map[string]int{}
+				for _, e := range s.ledger(s.a, uuid.Nil) {
+					counts[e.Event]++
+				}
+				if counts[continuity.EventSessionClosed] != 1 || counts["record."+string(continuity.RecordHandover)] != 1 || counts[continuity.EventReceived] != n+3 {
+					t.Errorf("ledger counts %v, want one close, one handover line and %d receipts", counts, n+3)
+				}
+			})
+		}
+	})
+
 	t.Run("EpisodesOutliveTheirTask", func(t *testing.T) {
 		// The episode-lifecycle ADR's outage: a task handed over days ago
 		// must not stop the episodes after it from writing their records.
