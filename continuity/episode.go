@@ -2,6 +2,7 @@ package continuity
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -280,7 +281,9 @@ type StopTriage struct {
 // the handshake is additive on top of it: a Stop carrying stop_hook_active
 // completes the pending attempt and never injects, and a pending decline
 // (the continuation whose stop_hook_active was lost) completes it too, so
-// an attempt injects at most once.
+// an attempt injects at most once. Of Stops racing to finalize one
+// attempt, one does; the others find it finalized under them and report
+// the row's status.
 func (s *Service) Stop(ctx context.Context, tenant string, p StopParams) (StopResult, error) {
 	var res StopResult
 	id, err := s.episode(ctx, tenant, p.EventParams, func(ctx context.Context) error {
@@ -293,8 +296,23 @@ func (s *Service) Stop(ctx context.Context, tenant string, p StopParams) (StopRe
 			return nil
 		}
 		key := TriageParams{Agent: p.Agent, SessionID: p.SessionID}
+		// read reports the row's triage status and returns the row.
+		read := func() (SessionView, error) {
+			v, err := s.Session(ctx, tenant, p.Agent, p.SessionID)
+			if err == nil {
+				res.Triage = &StopTriage{Status: triage.Status(v.TriageStatus)}
+			}
+			return v, err
+		}
 		complete := func(attempt uuid.UUID) error {
 			c, err := s.TriageComplete(ctx, tenant, TriageCompleteParams{Agent: p.Agent, SessionID: p.SessionID, AttemptID: attempt.String()})
+			if errors.Is(err, triage.ErrConflict) {
+				// Another Stop that read the attempt pending too finalized
+				// it first: nothing is left for this one to finalize, and
+				// it reports what the row says now.
+				_, err = read()
+				return err
+			}
 			if err != nil {
 				return err
 			}
@@ -302,14 +320,13 @@ func (s *Service) Stop(ctx context.Context, tenant string, p StopParams) (StopRe
 			return nil
 		}
 		if p.StopHookActive {
-			v, err := s.Session(ctx, tenant, p.Agent, p.SessionID)
+			v, err := read()
 			if err != nil {
 				return err
 			}
 			if triage.Status(v.TriageStatus) == triage.Pending {
 				return complete(v.TriageAttemptID)
 			}
-			res.Triage = &StopTriage{Status: triage.Status(v.TriageStatus)}
 			return nil
 		}
 		b, err := s.TriageBegin(ctx, tenant, key)

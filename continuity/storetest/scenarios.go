@@ -817,6 +817,65 @@ func scenarioNudge(t *testing.T, h ScenarioHarness) {
 		quiet(t, s, triage.Expired)
 	})
 
+	t.Run("RacingStopsFinalizeOnce", func(t *testing.T) {
+		// Several Stops read the attempt pending and race to finalize it:
+		// continuations carrying stop_hook_active, and ordinary Stops whose
+		// begin declines as pending. One finalizes it; the others, finding
+		// it finalized under them, report the row's status and succeed, and
+		// none injects.
+		const n = 16
+		for _, tc := range []struct {
+			name   string
+			active func(i int) bool
+		}{
+			{"StopHookActive", func(int) bool { return true }},
+			{"StopHookActiveLostOnSome", func(i int) bool { return i%2 == 0 }},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				s := newScene(t, h)
+				_, armed := arm(s)
+				results := make([]continuity.StopResult, n)
+				var wg sync.WaitGroup
+				for i := range n {
+					wg.Go(func() {
+						var err error
+						results[i], err = s.a.Stop(s.ctx, nudge("s1", tc.active(i)))
+						if err != nil {
+							t.Errorf("stop %d: %v", i, err)
+						}
+					})
+				}
+				wg.Wait()
+				completed := 0
+				for i, r := range results {
+					if r.Inject || r.Triage == nil || r.Triage.Status != triage.Expired || r.Triage.Armed {
+						t.Errorf("stop %d = %+v, want the attempt reported expired, nothing injected", i, r)
+						continue
+					}
+					if r.Triage.Completed {
+						completed++
+						if r.Triage.AttemptID != armed.Triage.AttemptID {
+							t.Errorf("stop %d completed attempt %v, want %v", i, r.Triage.AttemptID, armed.Triage.AttemptID)
+						}
+					}
+				}
+				if completed != 1 {
+					t.Errorf("%d of %d racing stops completed the attempt, want 1", completed, n)
+				}
+				finished := 0
+				for _, e := range s.ledger(s.a, uuid.Nil) {
+					if e.Event == continuity.EventTriageFinished && e.Fields["attempt_id"] == armed.Triage.AttemptID.String() {
+						finished++
+					}
+				}
+				if finished != 1 {
+					t.Errorf("the attempt was finalized %d times, want once", finished)
+				}
+				quiet(t, s, triage.Expired)
+			})
+		}
+	})
+
 	t.Run("StopHookActiveNeverInjects", func(t *testing.T) {
 		s := newScene(t, h)
 		s.startup("s1", "baton")
