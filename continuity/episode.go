@@ -182,18 +182,26 @@ func (s *Service) SessionStart(ctx context.Context, tenant string, p StartParams
 			}
 			res.SessionRunID, res.ActivationEpoch, res.Created, res.Reopened = r.SessionRunID, r.ActivationEpoch, r.Created, r.Reopened
 		default: // compact: not an open, a heartbeat that recovers the run id
-			h, err := s.Compact(ctx, tenant, HeartbeatParams{Agent: p.Agent, SessionID: p.SessionID})
+			hb := HeartbeatParams{Agent: p.Agent, SessionID: p.SessionID}
+			h, err := s.Compact(ctx, tenant, hb)
 			if ErrorCode(err) == CodeNotFound {
 				// A conversation baton never saw open (hooks installed
-				// mid-session) is taken up as a resume.
-				open.Source = SourceResume
+				// mid-session) is taken up: its row inserted at epoch 1,
+				// or, when a concurrent start inserted it first, compacted
+				// as this event would have compacted it had it found it.
+				open.Source, open.takeUp = SourceResume, true
 				r, oerr := s.Open(ctx, tenant, open)
 				if oerr != nil {
 					return oerr
 				}
-				h = HeartbeatResult{SessionRunID: r.SessionRunID, ActivationEpoch: r.ActivationEpoch}
-				res.Created = r.Created
-			} else if err != nil {
+				if r.Created {
+					h, err = HeartbeatResult{SessionRunID: r.SessionRunID, ActivationEpoch: r.ActivationEpoch}, nil
+					res.Created = true
+				} else {
+					h, err = s.Compact(ctx, tenant, hb)
+				}
+			}
+			if err != nil {
 				return err
 			}
 			res.SessionRunID, res.ActivationEpoch, res.Resurrected = h.SessionRunID, h.ActivationEpoch, h.Resurrected

@@ -31,6 +31,15 @@ type OpenParams struct {
 	// an empty, non-nil slice means an empty briefing was delivered. On the
 	// wire nil is absent and empty is [] (omitzero), so the two stay apart.
 	BriefedMemories []BriefedMemory `json:"briefedMemories,omitzero"`
+
+	// takeUp makes the open a compact's take-up of a conversation baton
+	// never saw open (hooks installed mid-session): insert-only. No row:
+	// insert it, at epoch 1, as a resume does. A row (a concurrent start
+	// inserted it since the compact found none): change nothing and
+	// answer it, not created, so the caller compacts it. It never starts
+	// an activation: a take-up racing another, or a startup, cannot push
+	// a conversation's first row past epoch 1.
+	takeUp bool
 }
 
 // OpenResult is the row after an open.
@@ -171,6 +180,10 @@ func (s *Service) open(ctx context.Context, tenant string, p OpenParams) (OpenRe
 				// under another project than the one locked.
 				return errOpenRaced
 			}
+			if p.takeUp {
+				res = openResult(row, false, false)
+				return nil
+			}
 			a.State = s.state(row, now)
 			a.SameValues = row.Project == p.Project && row.Scope == p.Scope && row.Selector.Equal(p.Selector)
 		}
@@ -186,6 +199,12 @@ func (s *Service) open(ctx context.Context, tenant string, p OpenParams) (OpenRe
 				stampBriefing(row, p, now)
 			} else {
 				row.Project, row.Scope, row.Selector = p.Project, p.Scope, p.Selector
+			}
+			if p.takeUp {
+				// The selector a startup with these facets reads through,
+				// so that a startup racing the take-up is its retry, not
+				// the conflict of different values.
+				row.Selector = selectorFor(BriefingParams{Project: p.Project, Scope: p.Scope})
 			}
 			if err := tx.InsertSession(ctx, row); err != nil {
 				if ErrorCode(err) == CodeConflict {

@@ -556,7 +556,7 @@ func scenarioResume(t *testing.T, h ScenarioHarness) {
 // scenarioCompact: not an open; the run id is recovered on the same epoch,
 // the compaction counted, the marker claimed exactly once however many
 // compacts race, else a briefing; an unknown conversation is taken up as a
-// resume.
+// resume, once and at epoch 1 however many starts of it race.
 func scenarioCompact(t *testing.T, h ScenarioHarness) {
 	t.Run("RacingCompactsClaimOnce", func(t *testing.T) {
 		s := newScene(t, h)
@@ -607,6 +607,72 @@ func scenarioCompact(t *testing.T, h ScenarioHarness) {
 		}
 		if v := s.session(s.a, "s1"); v.Source != continuity.SourceResume || v.ID != res.SessionRunID || v.Project != "baton" {
 			t.Fatalf("row = %+v, want it taken up as a resume", v.Session)
+		}
+	})
+
+	t.Run("UnseenConversationTakenUpOnce", func(t *testing.T) {
+		// Hooks installed mid-session: the first event baton sees of a
+		// conversation is its compact SessionStart, perhaps several at
+		// once, perhaps racing a startup of it. The take-up inserts the
+		// conversation's first row or joins the one a concurrent start
+		// inserted: one row, at epoch 1, whose run every start answers.
+		const n = 16
+		for _, tc := range []struct {
+			name   string
+			source func(i int) continuity.Source
+		}{
+			{"Compacts", func(int) continuity.Source { return continuity.SourceCompact }},
+			{"CompactsAndStartups", func(i int) continuity.Source {
+				if i%2 == 0 {
+					return continuity.SourceStartup
+				}
+				return continuity.SourceCompact
+			}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				s := newScene(t, h)
+				results := make([]continuity.StartResult, n)
+				var wg sync.WaitGroup
+				for i := range n {
+					wg.Go(func() {
+						var err error
+						results[i], err = s.a.SessionStart(s.ctx, startOf("s1", tc.source(i), "baton"))
+						if err != nil {
+							t.Errorf("%s start %d: %v", tc.source(i), i, err)
+						}
+					})
+				}
+				wg.Wait()
+				v := s.session(s.a, "s1")
+				if v.ActivationEpoch != 1 || v.Project != "baton" {
+					t.Fatalf("row after the racing starts = %+v, want it at epoch 1", v.Session)
+				}
+				created := 0
+				for i, r := range results {
+					if r.SessionRunID != v.ID || r.ActivationEpoch != 1 {
+						t.Errorf("%s start %d = run %v at epoch %d, want the row's %v at epoch 1", tc.source(i), i, r.SessionRunID, r.ActivationEpoch, v.ID)
+					}
+					if r.Created {
+						created++
+					}
+				}
+				if created != 1 {
+					t.Errorf("%d of %d starts created the row, want 1", created, n)
+				}
+				opens := 0
+				for _, e := range s.ledger(s.a, uuid.Nil) {
+					switch e.Event {
+					case continuity.EventSessionStarted, continuity.EventSessionResumed, continuity.EventSessionReopened, continuity.EventSessionResurrect:
+						opens++
+						if e.Fields["epoch"] != "1" {
+							t.Errorf("%s line at epoch %s, want none past 1", e.Event, e.Fields["epoch"])
+						}
+					}
+				}
+				if opens != 1 {
+					t.Errorf("%d activation lines, want the one insert's", opens)
+				}
+			})
 		}
 	})
 
