@@ -235,13 +235,26 @@ type PromptParams struct {
 type PromptEventResult struct {
 	ReceiptID uuid.UUID    `json:"receiptId"`
 	Prompt    PromptResult `json:"prompt"`
+	// SkippedDebrief says the prompt was the debrief a Stop injected for
+	// the conversation's pending triage attempt, sent back as the
+	// continued turn's prompt: not the person's, so it was not recorded.
+	SkippedDebrief bool `json:"skippedDebrief,omitempty"`
 }
 
-// UserPrompt implements API for tenant.
+// UserPrompt implements API for tenant. A harness that continues a turn a
+// Stop blocked may send the block's reason as the next turn's prompt
+// (Gemini CLI's BeforeAgent after an AfterAgent deny): while the attempt
+// that injected it is pending, that debrief is not recorded as the
+// person's prompt, so the handover's objective stays the person's. The
+// receipt is kept either way.
 func (s *Service) UserPrompt(ctx context.Context, tenant string, p PromptParams) (PromptEventResult, error) {
 	var res PromptEventResult
 	id, err := s.episode(ctx, tenant, p.EventParams, func(ctx context.Context) error {
-		var err error
+		echo, err := s.debriefEcho(ctx, tenant, p.Agent, p.SessionID, p.Prompt)
+		if err != nil || echo {
+			res.SkippedDebrief = echo
+			return err
+		}
 		res.Prompt, err = s.RecordPrompt(ctx, tenant, p.Agent, p.SessionID, p.Prompt)
 		return renamed(err, oneField("text", "prompt"))
 	})

@@ -942,6 +942,60 @@ func scenarioNudge(t *testing.T, h ScenarioHarness) {
 		}
 	})
 
+	t.Run("DebriefEchoIsNotThePrompt", func(t *testing.T) {
+		// Gemini CLI continues a turn its AfterAgent hook denied by sending
+		// the denial's reason, the debrief, as the next turn's prompt (the
+		// hook has stripped its <hook_context> prefix; white space may
+		// surround it). While the attempt that injected it is pending it is
+		// not the person's prompt: not recorded, so the handover's
+		// objective stays the person's. Anything else is recorded.
+		const person = "ship the parser"
+		for _, tc := range []struct {
+			name     string
+			prompt   func(debrief string) string
+			finished bool // the attempt is finalized before the prompt
+			skipped  bool
+		}{
+			{"AsInjected", func(d string) string { return d }, false, true},
+			{"PaddedByTheHarness", func(d string) string { return " \n\t" + d + "\n\n" }, false, true},
+			{"ReflowedByTheHarness", func(d string) string { return strings.ReplaceAll(d, "\n", "\r\n") }, false, true},
+			{"ItsFirstParagraph", func(d string) string { return strings.SplitN(d, "\n\n", 2)[0] }, false, false},
+			{"WithMore", func(d string) string { return d + " and the tests" }, false, false},
+			{"AnotherPrompt", func(string) string { return "and the tests" }, false, false},
+			{"AfterTheAttempt", func(d string) string { return d }, true, false},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				s := newScene(t, h)
+				_, armed := arm(s)
+				s.prompt("s1", person)
+				if tc.finished {
+					wantFinal(t, s.stop(nudge("s1", true)), armed.Triage.AttemptID, triage.Expired)
+				}
+				mark := s.mark(s.a)
+				text := tc.prompt(armed.Reason)
+				r := s.prompt("s1", text)
+				s.wantReceipt(s.a, mark, r.ReceiptID, evPrompt)
+				if r.SkippedDebrief != tc.skipped || r.Prompt.Kept == tc.skipped {
+					t.Fatalf("prompt = %+v, want skipped %v", r, tc.skipped)
+				}
+				hist, err := s.a.SessionHistory(s.ctx, agent, "s1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				prompts, want := 2, continuity.DeriveEpisode(continuity.Episode{}, text, "").Objective
+				if tc.skipped {
+					prompts, want = 1, person
+				}
+				if len(hist.Prompts) != prompts {
+					t.Fatalf("%d prompts recorded, want %d", len(hist.Prompts), prompts)
+				}
+				if hv := s.end("s1").Handover; hv.Objective != want {
+					t.Fatalf("handover objective = %.80q, want %.80q", hv.Objective, want)
+				}
+			})
+		}
+	})
+
 	t.Run("StopHookActiveNeverInjects", func(t *testing.T) {
 		s := newScene(t, h)
 		s.startup("s1", "baton")
