@@ -2,6 +2,7 @@ package continuity
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -181,18 +182,26 @@ func (s *Service) SessionStart(ctx context.Context, tenant string, p StartParams
 			}
 			res.SessionRunID, res.ActivationEpoch, res.Created, res.Reopened = r.SessionRunID, r.ActivationEpoch, r.Created, r.Reopened
 		default: // compact: not an open, a heartbeat that recovers the run id
-			h, err := s.Compact(ctx, tenant, HeartbeatParams{Agent: p.Agent, SessionID: p.SessionID})
+			hb := HeartbeatParams{Agent: p.Agent, SessionID: p.SessionID}
+			h, err := s.Compact(ctx, tenant, hb)
 			if ErrorCode(err) == CodeNotFound {
 				// A conversation baton never saw open (hooks installed
-				// mid-session) is taken up as a resume.
-				open.Source = SourceResume
+				// mid-session) is taken up: its row inserted at epoch 1,
+				// or, when a concurrent start inserted it first, compacted
+				// as this event would have compacted it had it found it.
+				open.Source, open.takeUp = SourceResume, true
 				r, oerr := s.Open(ctx, tenant, open)
 				if oerr != nil {
 					return oerr
 				}
-				h = HeartbeatResult{SessionRunID: r.SessionRunID, ActivationEpoch: r.ActivationEpoch}
-				res.Created = r.Created
-			} else if err != nil {
+				if r.Created {
+					h, err = HeartbeatResult{SessionRunID: r.SessionRunID, ActivationEpoch: r.ActivationEpoch}, nil
+					res.Created = true
+				} else {
+					h, err = s.Compact(ctx, tenant, hb)
+				}
+			}
+			if err != nil {
 				return err
 			}
 			res.SessionRunID, res.ActivationEpoch, res.Resurrected = h.SessionRunID, h.ActivationEpoch, h.Resurrected
@@ -226,13 +235,26 @@ type PromptParams struct {
 type PromptEventResult struct {
 	ReceiptID uuid.UUID    `json:"receiptId"`
 	Prompt    PromptResult `json:"prompt"`
+	// SkippedDebrief says the prompt was the debrief a Stop injected for
+	// the conversation's pending triage attempt, sent back as the
+	// continued turn's prompt: not the person's, so it was not recorded.
+	SkippedDebrief bool `json:"skippedDebrief,omitempty"`
 }
 
-// UserPrompt implements API for tenant.
+// UserPrompt implements API for tenant. A harness that continues a turn a
+// Stop blocked may send the block's reason as the next turn's prompt
+// (Gemini CLI's BeforeAgent after an AfterAgent deny): while the attempt
+// that injected it is pending, that debrief is not recorded as the
+// person's prompt, so the handover's objective stays the person's. The
+// receipt is kept either way.
 func (s *Service) UserPrompt(ctx context.Context, tenant string, p PromptParams) (PromptEventResult, error) {
 	var res PromptEventResult
 	id, err := s.episode(ctx, tenant, p.EventParams, func(ctx context.Context) error {
-		var err error
+		echo, err := s.debriefEcho(ctx, tenant, p.Agent, p.SessionID, p.Prompt)
+		if err != nil || echo {
+			res.SkippedDebrief = echo
+			return err
+		}
 		res.Prompt, err = s.RecordPrompt(ctx, tenant, p.Agent, p.SessionID, p.Prompt)
 		return renamed(err, oneField("text", "prompt"))
 	})
@@ -280,7 +302,9 @@ type StopTriage struct {
 // the handshake is additive on top of it: a Stop carrying stop_hook_active
 // completes the pending attempt and never injects, and a pending decline
 // (the continuation whose stop_hook_active was lost) completes it too, so
-// an attempt injects at most once.
+// an attempt injects at most once. Of Stops racing to finalize one
+// attempt, one does; the others find it finalized under them and report
+// the row's status.
 func (s *Service) Stop(ctx context.Context, tenant string, p StopParams) (StopResult, error) {
 	var res StopResult
 	id, err := s.episode(ctx, tenant, p.EventParams, func(ctx context.Context) error {
@@ -293,8 +317,23 @@ func (s *Service) Stop(ctx context.Context, tenant string, p StopParams) (StopRe
 			return nil
 		}
 		key := TriageParams{Agent: p.Agent, SessionID: p.SessionID}
+		// read reports the row's triage status and returns the row.
+		read := func() (SessionView, error) {
+			v, err := s.Session(ctx, tenant, p.Agent, p.SessionID)
+			if err == nil {
+				res.Triage = &StopTriage{Status: triage.Status(v.TriageStatus)}
+			}
+			return v, err
+		}
 		complete := func(attempt uuid.UUID) error {
 			c, err := s.TriageComplete(ctx, tenant, TriageCompleteParams{Agent: p.Agent, SessionID: p.SessionID, AttemptID: attempt.String()})
+			if errors.Is(err, triage.ErrConflict) {
+				// Another Stop that read the attempt pending too finalized
+				// it first: nothing is left for this one to finalize, and
+				// it reports what the row says now.
+				_, err = read()
+				return err
+			}
 			if err != nil {
 				return err
 			}
@@ -302,14 +341,13 @@ func (s *Service) Stop(ctx context.Context, tenant string, p StopParams) (StopRe
 			return nil
 		}
 		if p.StopHookActive {
-			v, err := s.Session(ctx, tenant, p.Agent, p.SessionID)
+			v, err := read()
 			if err != nil {
 				return err
 			}
 			if triage.Status(v.TriageStatus) == triage.Pending {
 				return complete(v.TriageAttemptID)
 			}
-			res.Triage = &StopTriage{Status: triage.Status(v.TriageStatus)}
 			return nil
 		}
 		b, err := s.TriageBegin(ctx, tenant, key)
@@ -440,8 +478,14 @@ type EndResult struct {
 	Handover  Record      `json:"handover"`
 }
 
-// SessionEnd implements API for tenant: close by natural key, then write
-// the handover, within the budget.
+// SessionEnd implements API for tenant: close by natural key and write the
+// handover, within the budget, in one transaction. The row's lock, taken
+// by the close, is held until the handover is written, so however many
+// deliveries of one SessionEnd race (Gemini CLI sends it up to three times
+// within 70 ms) one of them closes the row and the others, finding it
+// closed, find that close's handover too and write no second one. The
+// price: a handover that fails (the budget spent, say) rolls the close
+// back with it, and the row is left to lapse on its lease.
 func (s *Service) SessionEnd(ctx context.Context, tenant string, p EndParams) (EndResult, error) {
 	var res EndResult
 	p.expects = recordEvent(RecordHandover)
@@ -459,17 +503,27 @@ func (s *Service) SessionEnd(ctx context.Context, tenant string, p EndParams) (E
 		if p.BudgetMillis > 0 {
 			budget = time.Duration(p.BudgetMillis) * time.Millisecond
 		}
-		ctx, cancel := context.WithTimeout(ctx, budget)
-		defer cancel()
-		c, err := s.Close(ctx, tenant, CloseParams{Agent: p.Agent, SessionID: p.SessionID})
+		tenant, agent, sid, err := sessionKey(tenant, p.Agent, p.SessionID)
 		if err != nil {
 			return err
 		}
-		res.Close = c
-		// A repeated delivery of one SessionEnd (the row already closed, the
-		// same handover) writes no second record.
-		res.Handover, err = s.record(ctx, tenant, p.Agent, p.SessionID, RecordHandover, p.Episode, p.Reason, c.AlreadyClosed)
-		return err
+		ctx, cancel := context.WithTimeout(ctx, budget)
+		defer cancel()
+		return s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
+			now := s.clock()
+			row, c, err := s.closeIn(ctx, tx, agent, sid, now)
+			if err != nil {
+				return err
+			}
+			// A repeated delivery of one SessionEnd (the row already
+			// closed, the same handover) writes no second record.
+			h, err := s.writeRecord(ctx, tx, row, RecordHandover, p.Episode, p.Reason, now, c.AlreadyClosed)
+			if err != nil {
+				return err
+			}
+			res.Close, res.Handover = c, h
+			return nil
+		})
 	})
 	res.ReceiptID = id
 	return res, err

@@ -31,6 +31,15 @@ type OpenParams struct {
 	// an empty, non-nil slice means an empty briefing was delivered. On the
 	// wire nil is absent and empty is [] (omitzero), so the two stay apart.
 	BriefedMemories []BriefedMemory `json:"briefedMemories,omitzero"`
+
+	// takeUp makes the open a compact's take-up of a conversation baton
+	// never saw open (hooks installed mid-session): insert-only. No row:
+	// insert it, at epoch 1, as a resume does. A row (a concurrent start
+	// inserted it since the compact found none): change nothing and
+	// answer it, not created, so the caller compacts it. It never starts
+	// an activation: a take-up racing another, or a startup, cannot push
+	// a conversation's first row past epoch 1.
+	takeUp bool
 }
 
 // OpenResult is the row after an open.
@@ -171,6 +180,10 @@ func (s *Service) open(ctx context.Context, tenant string, p OpenParams) (OpenRe
 				// under another project than the one locked.
 				return errOpenRaced
 			}
+			if p.takeUp {
+				res = openResult(row, false, false)
+				return nil
+			}
 			a.State = s.state(row, now)
 			a.SameValues = row.Project == p.Project && row.Scope == p.Scope && row.Selector.Equal(p.Selector)
 		}
@@ -186,6 +199,12 @@ func (s *Service) open(ctx context.Context, tenant string, p OpenParams) (OpenRe
 				stampBriefing(row, p, now)
 			} else {
 				row.Project, row.Scope, row.Selector = p.Project, p.Scope, p.Selector
+			}
+			if p.takeUp {
+				// The selector a startup with these facets reads through,
+				// so that a startup racing the take-up is its retry, not
+				// the conflict of different values.
+				row.Selector = selectorFor(BriefingParams{Project: p.Project, Scope: p.Scope})
 			}
 			if err := tx.InsertSession(ctx, row); err != nil {
 				if ErrorCode(err) == CodeConflict {
@@ -453,25 +472,31 @@ func (s *Service) Close(ctx context.Context, tenant string, p CloseParams) (Clos
 	}
 	var res CloseResult
 	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
-		now := s.clock()
-		row, err := lockSession(ctx, tx, agent, sid)
-		if err != nil {
-			return err
-		}
-		if row.ClosedAt != nil {
-			res = CloseResult{SessionRunID: row.ID, ActivationEpoch: row.ActivationEpoch, ClosedAt: *row.ClosedAt, AlreadyClosed: true}
-			return nil
-		}
-		s.closeRow(row, now)
-		if err := tx.UpdateSession(ctx, row); err != nil {
-			return err
-		}
-		res = CloseResult{SessionRunID: row.ID, ActivationEpoch: row.ActivationEpoch, ClosedAt: now}
-		return tx.AppendLedger(ctx, s.ledgerKeep, s.entry(EventSessionClosed, now, row, map[string]string{
-			"epoch": strconv.Itoa(row.ActivationEpoch), "explicit": strconv.FormatBool(s.lease.ExplicitlyClosed(lease.Row{LastSeenAt: row.LastSeenAt, ClosedAt: row.ClosedAt})),
-		}))
+		var err error
+		_, res, err = s.closeIn(ctx, tx, agent, sid, s.clock())
+		return err
 	})
 	return res, err
+}
+
+// closeIn is Close inside tx: it locks the row (project, then row) and
+// holds it until tx ends, and returns the row as closed.
+func (s *Service) closeIn(ctx context.Context, tx Tx, agent, sid string, now time.Time) (*Session, CloseResult, error) {
+	row, err := lockSession(ctx, tx, agent, sid)
+	if err != nil {
+		return nil, CloseResult{}, err
+	}
+	if row.ClosedAt != nil {
+		return row, CloseResult{SessionRunID: row.ID, ActivationEpoch: row.ActivationEpoch, ClosedAt: *row.ClosedAt, AlreadyClosed: true}, nil
+	}
+	s.closeRow(row, now)
+	if err := tx.UpdateSession(ctx, row); err != nil {
+		return nil, CloseResult{}, err
+	}
+	res := CloseResult{SessionRunID: row.ID, ActivationEpoch: row.ActivationEpoch, ClosedAt: now}
+	return row, res, tx.AppendLedger(ctx, s.ledgerKeep, s.entry(EventSessionClosed, now, row, map[string]string{
+		"epoch": strconv.Itoa(row.ActivationEpoch), "explicit": strconv.FormatBool(s.lease.ExplicitlyClosed(lease.Row{LastSeenAt: row.LastSeenAt, ClosedAt: row.ClosedAt})),
+	}))
 }
 
 // Compact recovers the sessionRunId after a compaction: a heartbeat, so the

@@ -173,29 +173,68 @@ func (s *Service) Debrief(ctx context.Context, tenant string, p DebriefParams) (
 	if err := fieldsErr(f); err != nil {
 		return "", err
 	}
-	in := triage.DebriefInput{Project: p.Project, Scope: p.Scope, Agent: p.Agent}
+	var row *Session
 	if p.SessionID != "" {
 		_, agent, sid, err := sessionKey(tenant, p.Agent, p.SessionID)
 		if err != nil {
 			return "", err
 		}
 		err = s.store.Read(ctx, tenant, func(ctx context.Context, tx Tx) error {
-			row, err := tx.SessionByKey(ctx, agent, sid)
-			if err != nil {
-				return err
-			}
-			in.SessionRunID = row.ID.String()
-			if in.Project == "" {
-				in.Project = row.Project
-			}
-			for _, b := range row.BriefedMemories {
-				in.Briefed = append(in.Briefed, triage.BriefedMemory{ID: b.ID, Topic: b.Topic, Status: b.Status})
-			}
-			return nil
+			var rerr error
+			row, rerr = tx.SessionByKey(ctx, agent, sid)
+			return rerr
 		})
 		if err != nil {
 			return "", err
 		}
 	}
-	return triage.Debrief(in), nil
+	return debrief(p, row), nil
+}
+
+// debrief renders the debrief p selects for the conversation whose row is
+// row (nil when p names none).
+func debrief(p DebriefParams, row *Session) string {
+	in := triage.DebriefInput{Project: p.Project, Scope: p.Scope, Agent: p.Agent}
+	if row != nil {
+		in.SessionRunID = row.ID.String()
+		if in.Project == "" {
+			in.Project = row.Project
+		}
+		for _, b := range row.BriefedMemories {
+			in.Briefed = append(in.Briefed, triage.BriefedMemory{ID: b.ID, Topic: b.Topic, Status: b.Status})
+		}
+	}
+	return triage.Debrief(in)
+}
+
+// debriefEcho reports whether prompt is the debrief a Stop of the
+// conversation injected for its pending attempt, as a harness that
+// continues the blocked turn with the block's reason sends it back (Gemini
+// CLI's BeforeAgent): the same words, whatever white space surrounds or
+// separates them. A conversation with no row, or none pending, has no
+// debrief in flight; a key that is not valid is left for the prompt's own
+// validation to name.
+func (s *Service) debriefEcho(ctx context.Context, tenant, agent, sid, prompt string) (bool, error) {
+	t, a, id, err := sessionKey(tenant, agent, sid)
+	if err != nil {
+		return false, nil
+	}
+	var row *Session
+	err = s.store.Read(ctx, t, func(ctx context.Context, tx Tx) error {
+		var rerr error
+		row, rerr = tx.SessionByKey(ctx, a, id)
+		return rerr
+	})
+	switch {
+	case ErrorCode(err) == CodeNotFound:
+		return false, nil
+	case err != nil:
+		return false, err
+	case triage.Status(row.TriageStatus) != triage.Pending:
+		return false, nil
+	}
+	// Stop renders the debrief it injects from these params: the same
+	// text, rendered again from the same row.
+	injected := debrief(DebriefParams{Agent: agent, SessionID: sid}, row)
+	return strings.Join(strings.Fields(prompt), " ") == strings.Join(strings.Fields(injected), " "), nil
 }

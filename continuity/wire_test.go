@@ -210,6 +210,7 @@ func wireCases() []struct {
 		{"PromptResult/least", continuity.PromptResult{}},
 		{"PromptResult/full", continuity.PromptResult{Kept: true, Number: 3, Truncated: true}},
 		{"PromptEventResult/full", continuity.PromptEventResult{ReceiptID: wEvent, Prompt: continuity.PromptResult{Kept: true, Number: 1}}},
+		{"PromptEventResult/skippedDebrief", continuity.PromptEventResult{ReceiptID: wEvent, SkippedDebrief: true}},
 		{"StopParams/least", continuity.StopParams{EventParams: ev}},
 		{"StopParams/full", continuity.StopParams{EventParams: evFull, LastMessage: ptr("Done."), StopHookActive: true, Nudge: true}},
 		{"StopResult/least", continuity.StopResult{ReceiptID: wEvent, SessionRunID: wRun, ActivationEpoch: 1}},

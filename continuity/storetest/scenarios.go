@@ -556,7 +556,7 @@ func scenarioResume(t *testing.T, h ScenarioHarness) {
 // scenarioCompact: not an open; the run id is recovered on the same epoch,
 // the compaction counted, the marker claimed exactly once however many
 // compacts race, else a briefing; an unknown conversation is taken up as a
-// resume.
+// resume, once and at epoch 1 however many starts of it race.
 func scenarioCompact(t *testing.T, h ScenarioHarness) {
 	t.Run("RacingCompactsClaimOnce", func(t *testing.T) {
 		s := newScene(t, h)
@@ -607,6 +607,72 @@ func scenarioCompact(t *testing.T, h ScenarioHarness) {
 		}
 		if v := s.session(s.a, "s1"); v.Source != continuity.SourceResume || v.ID != res.SessionRunID || v.Project != "baton" {
 			t.Fatalf("row = %+v, want it taken up as a resume", v.Session)
+		}
+	})
+
+	t.Run("UnseenConversationTakenUpOnce", func(t *testing.T) {
+		// Hooks installed mid-session: the first event baton sees of a
+		// conversation is its compact SessionStart, perhaps several at
+		// once, perhaps racing a startup of it. The take-up inserts the
+		// conversation's first row or joins the one a concurrent start
+		// inserted: one row, at epoch 1, whose run every start answers.
+		const n = 16
+		for _, tc := range []struct {
+			name   string
+			source func(i int) continuity.Source
+		}{
+			{"Compacts", func(int) continuity.Source { return continuity.SourceCompact }},
+			{"CompactsAndStartups", func(i int) continuity.Source {
+				if i%2 == 0 {
+					return continuity.SourceStartup
+				}
+				return continuity.SourceCompact
+			}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				s := newScene(t, h)
+				results := make([]continuity.StartResult, n)
+				var wg sync.WaitGroup
+				for i := range n {
+					wg.Go(func() {
+						var err error
+						results[i], err = s.a.SessionStart(s.ctx, startOf("s1", tc.source(i), "baton"))
+						if err != nil {
+							t.Errorf("%s start %d: %v", tc.source(i), i, err)
+						}
+					})
+				}
+				wg.Wait()
+				v := s.session(s.a, "s1")
+				if v.ActivationEpoch != 1 || v.Project != "baton" {
+					t.Fatalf("row after the racing starts = %+v, want it at epoch 1", v.Session)
+				}
+				created := 0
+				for i, r := range results {
+					if r.SessionRunID != v.ID || r.ActivationEpoch != 1 {
+						t.Errorf("%s start %d = run %v at epoch %d, want the row's %v at epoch 1", tc.source(i), i, r.SessionRunID, r.ActivationEpoch, v.ID)
+					}
+					if r.Created {
+						created++
+					}
+				}
+				if created != 1 {
+					t.Errorf("%d of %d starts created the row, want 1", created, n)
+				}
+				opens := 0
+				for _, e := range s.ledger(s.a, uuid.Nil) {
+					switch e.Event {
+					case continuity.EventSessionStarted, continuity.EventSessionResumed, continuity.EventSessionReopened, continuity.EventSessionResurrect:
+						opens++
+						if e.Fields["epoch"] != "1" {
+							t.Errorf("%s line at epoch %s, want none past 1", e.Event, e.Fields["epoch"])
+						}
+					}
+				}
+				if opens != 1 {
+					t.Errorf("%d activation lines, want the one insert's", opens)
+				}
+			})
 		}
 	})
 
@@ -817,6 +883,119 @@ func scenarioNudge(t *testing.T, h ScenarioHarness) {
 		quiet(t, s, triage.Expired)
 	})
 
+	t.Run("RacingStopsFinalizeOnce", func(t *testing.T) {
+		// Several Stops read the attempt pending and race to finalize it:
+		// continuations carrying stop_hook_active, and ordinary Stops whose
+		// begin declines as pending. One finalizes it; the others, finding
+		// it finalized under them, report the row's status and succeed, and
+		// none injects.
+		const n = 16
+		for _, tc := range []struct {
+			name   string
+			active func(i int) bool
+		}{
+			{"StopHookActive", func(int) bool { return true }},
+			{"StopHookActiveLostOnSome", func(i int) bool { return i%2 == 0 }},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				s := newScene(t, h)
+				_, armed := arm(s)
+				results := make([]continuity.StopResult, n)
+				var wg sync.WaitGroup
+				for i := range n {
+					wg.Go(func() {
+						var err error
+						results[i], err = s.a.Stop(s.ctx, nudge("s1", tc.active(i)))
+						if err != nil {
+							t.Errorf("stop %d: %v", i, err)
+						}
+					})
+				}
+				wg.Wait()
+				completed := 0
+				for i, r := range results {
+					if r.Inject || r.Triage == nil || r.Triage.Status != triage.Expired || r.Triage.Armed {
+						t.Errorf("stop %d = %+v, want the attempt reported expired, nothing injected", i, r)
+						continue
+					}
+					if r.Triage.Completed {
+						completed++
+						if r.Triage.AttemptID != armed.Triage.AttemptID {
+							t.Errorf("stop %d completed attempt %v, want %v", i, r.Triage.AttemptID, armed.Triage.AttemptID)
+						}
+					}
+				}
+				if completed != 1 {
+					t.Errorf("%d of %d racing stops completed the attempt, want 1", completed, n)
+				}
+				finished := 0
+				for _, e := range s.ledger(s.a, uuid.Nil) {
+					if e.Event == continuity.EventTriageFinished && e.Fields["attempt_id"] == armed.Triage.AttemptID.String() {
+						finished++
+					}
+				}
+				if finished != 1 {
+					t.Errorf("the attempt was finalized %d times, want once", finished)
+				}
+				quiet(t, s, triage.Expired)
+			})
+		}
+	})
+
+	t.Run("DebriefEchoIsNotThePrompt", func(t *testing.T) {
+		// Gemini CLI continues a turn its AfterAgent hook denied by sending
+		// the denial's reason, the debrief, as the next turn's prompt (the
+		// hook has stripped its <hook_context> prefix; white space may
+		// surround it). While the attempt that injected it is pending it is
+		// not the person's prompt: not recorded, so the handover's
+		// objective stays the person's. Anything else is recorded.
+		const person = "ship the parser"
+		for _, tc := range []struct {
+			name     string
+			prompt   func(debrief string) string
+			finished bool // the attempt is finalized before the prompt
+			skipped  bool
+		}{
+			{"AsInjected", func(d string) string { return d }, false, true},
+			{"PaddedByTheHarness", func(d string) string { return " \n\t" + d + "\n\n" }, false, true},
+			{"ReflowedByTheHarness", func(d string) string { return strings.ReplaceAll(d, "\n", "\r\n") }, false, true},
+			{"ItsFirstParagraph", func(d string) string { return strings.SplitN(d, "\n\n", 2)[0] }, false, false},
+			{"WithMore", func(d string) string { return d + " and the tests" }, false, false},
+			{"AnotherPrompt", func(string) string { return "and the tests" }, false, false},
+			{"AfterTheAttempt", func(d string) string { return d }, true, false},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				s := newScene(t, h)
+				_, armed := arm(s)
+				s.prompt("s1", person)
+				if tc.finished {
+					wantFinal(t, s.stop(nudge("s1", true)), armed.Triage.AttemptID, triage.Expired)
+				}
+				mark := s.mark(s.a)
+				text := tc.prompt(armed.Reason)
+				r := s.prompt("s1", text)
+				s.wantReceipt(s.a, mark, r.ReceiptID, evPrompt)
+				if r.SkippedDebrief != tc.skipped || r.Prompt.Kept == tc.skipped {
+					t.Fatalf("prompt = %+v, want skipped %v", r, tc.skipped)
+				}
+				hist, err := s.a.SessionHistory(s.ctx, agent, "s1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				prompts, want := 2, continuity.DeriveEpisode(continuity.Episode{}, text, "").Objective
+				if tc.skipped {
+					prompts, want = 1, person
+				}
+				if len(hist.Prompts) != prompts {
+					t.Fatalf("%d prompts recorded, want %d", len(hist.Prompts), prompts)
+				}
+				if hv := s.end("s1").Handover; hv.Objective != want {
+					t.Fatalf("handover objective = %.80q, want %.80q", hv.Objective, want)
+				}
+			})
+		}
+	})
+
 	t.Run("StopHookActiveNeverInjects", func(t *testing.T) {
 		s := newScene(t, h)
 		s.startup("s1", "baton")
@@ -976,6 +1155,57 @@ func scenarioSessionEnd(t *testing.T, h ScenarioHarness) {
 		wantCode(t, err, continuity.CodeNotFound)
 		if rs := s.records(s.a, continuity.RecordQuery{SessionID: "ghost"}); len(rs) != 0 {
 			t.Fatalf("a handover was written for a conversation never opened: %+v", rs)
+		}
+	})
+
+	t.Run("RacingDeliveriesWriteOneHandover", func(t *testing.T) {
+		// Gemini CLI delivers one SessionEnd up to three times within
+		// 70 ms; a team server may see many more. However they
+		// interleave, one closes the row and one handover is written, and
+		// every delivery answers with that close and that handover.
+		for _, n := range []int{3, 32} {
+			t.Run(strconv.Itoa(n), func(t *testing.T) {
+				s := newScene(t, h)
+				r := s.startup("s1", "baton")
+				s.prompt("s1", "write the changelog")
+				s.stop(stopOf("s1", "Drafted the changelog."))
+				s.clock.Advance(time.Minute)
+				results := make([]continuity.EndResult, n)
+				var wg sync.WaitGroup
+				for i := range n {
+					wg.Go(func() {
+						var err error
+						results[i], err = s.a.SessionEnd(s.ctx, continuity.EndParams{EventParams: hookEvent(evEnd, "s1"), Reason: "exit"})
+						if err != nil {
+							t.Errorf("SessionEnd %d: %v", i, err)
+						}
+					})
+				}
+				wg.Wait()
+				hvs := s.records(s.a, continuity.RecordQuery{SessionID: "s1", Kinds: []continuity.RecordKind{continuity.RecordHandover}})
+				if len(hvs) != 1 {
+					t.Fatalf("%d racing SessionEnds wrote %d handovers, want 1", n, len(hvs))
+				}
+				closed := 0
+				for i, res := range results {
+					if !res.Close.AlreadyClosed {
+						closed++
+					}
+					if res.Close.SessionRunID != r.SessionRunID || !res.Close.ClosedAt.Equal(s.clock.Now()) || res.Handover.ID != hvs[0].ID {
+						t.Errorf("SessionEnd %d = close %+v, handover %v; want the one close and the one handover %v", i, res.Close, res.Handover.ID, hvs[0].ID)
+					}
+				}
+				if closed != 1 {
+					t.Errorf("%d of %d racing SessionEnds closed the row, want 1", closed, n)
+				}
+				counts := map[string]int{}
+				for _, e := range s.ledger(s.a, uuid.Nil) {
+					counts[e.Event]++
+				}
+				if counts[continuity.EventSessionClosed] != 1 || counts["record."+string(continuity.RecordHandover)] != 1 || counts[continuity.EventReceived] != n+3 {
+					t.Errorf("ledger counts %v, want one close, one handover line and %d receipts", counts, n+3)
+				}
+			})
 		}
 	})
 
