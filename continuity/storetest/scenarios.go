@@ -12,6 +12,7 @@ import (
 
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/continuity/inject"
 	"github.com/batonhq/baton/triage"
 	"github.com/google/uuid"
 )
@@ -823,10 +824,12 @@ func scenarioNudge(t *testing.T, h ScenarioHarness) {
 	}
 	// arm opens s1 with a briefed commitment and stops until the nudge
 	// arms, asserting the debounce on the way.
-	arm := func(s *scene) (uuid.UUID, continuity.StopResult) {
+	// armWith arms an attempt whose debrief names a briefed commitment of
+	// topic (which holds "ship").
+	armWith := func(s *scene, topic string) (uuid.UUID, continuity.StopResult) {
 		t := s.t
 		t.Helper()
-		s.remember(s.a, continuity.KindCommitment, "ship", "baton", "")
+		s.remember(s.a, continuity.KindCommitment, topic, "baton", "")
 		run := s.startup("s1", "baton").SessionRunID
 		for i := range triage.Default.MinStops - 1 {
 			r := s.stop(nudge("s1", false))
@@ -847,6 +850,7 @@ func scenarioNudge(t *testing.T, h ScenarioHarness) {
 		}
 		return run, r
 	}
+	arm := func(s *scene) (uuid.UUID, continuity.StopResult) { return armWith(s, "ship") }
 	wantFinal := func(t *testing.T, r continuity.StopResult, attempt uuid.UUID, status triage.Status) {
 		t.Helper()
 		if r.Inject || r.Reason != "" || r.Triage == nil || !r.Triage.Completed || r.Triage.AttemptID != attempt || r.Triage.Status != status {
@@ -952,21 +956,31 @@ func scenarioNudge(t *testing.T, h ScenarioHarness) {
 		const person = "ship the parser"
 		for _, tc := range []struct {
 			name     string
+			topic    string // of the briefed commitment the debrief names; "" is "ship"
 			prompt   func(debrief string) string
 			finished bool // the attempt is finalized before the prompt
 			skipped  bool
 		}{
-			{"AsInjected", func(d string) string { return d }, false, true},
-			{"PaddedByTheHarness", func(d string) string { return " \n\t" + d + "\n\n" }, false, true},
-			{"ReflowedByTheHarness", func(d string) string { return strings.ReplaceAll(d, "\n", "\r\n") }, false, true},
-			{"ItsFirstParagraph", func(d string) string { return strings.SplitN(d, "\n\n", 2)[0] }, false, false},
-			{"WithMore", func(d string) string { return d + " and the tests" }, false, false},
-			{"AnotherPrompt", func(string) string { return "and the tests" }, false, false},
-			{"AfterTheAttempt", func(d string) string { return d }, true, false},
+			{"AsInjected", "", func(d string) string { return d }, false, true},
+			{"PaddedByTheHarness", "", func(d string) string { return " \n\t" + d + "\n\n" }, false, true},
+			{"ReflowedByTheHarness", "", func(d string) string { return strings.ReplaceAll(d, "\n", "\r\n") }, false, true},
+			// The hook emits the debrief as inject.Nudge cleans it, and
+			// that is the text the harness sends back: a topic's control
+			// character or line separator, which the data block's JSON
+			// escapes, leaves it the debrief's words.
+			{"AsTheHookSentIt", "ship\x01it\u2028now", inject.Nudge, false, true},
+			{"ItsFirstParagraph", "", func(d string) string { return strings.SplitN(d, "\n\n", 2)[0] }, false, false},
+			{"WithMore", "", func(d string) string { return d + " and the tests" }, false, false},
+			{"AnotherPrompt", "", func(string) string { return "and the tests" }, false, false},
+			{"AfterTheAttempt", "", func(d string) string { return d }, true, false},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				s := newScene(t, h)
-				_, armed := arm(s)
+				topic := tc.topic
+				if topic == "" {
+					topic = "ship"
+				}
+				_, armed := armWith(s, topic)
 				s.prompt("s1", person)
 				if tc.finished {
 					wantFinal(t, s.stop(nudge("s1", true)), armed.Triage.AttemptID, triage.Expired)
