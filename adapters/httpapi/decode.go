@@ -128,9 +128,11 @@ type rawText struct {
 var surrogateEscape = regexp.MustCompile(`\\u[dD][89a-fA-F]`)
 
 // scanBody walks the first JSON value of body, which decodes into a value
-// of type into, and returns its strings that are not UTF-8 as sent. It
-// checks each object's member names as encoding/json does not: a struct's
-// member must be named exactly as one of its fields, and no object may
+// of type into, and returns its strings that are not UTF-8 as sent: each
+// one a text member holds, and the first of the others (which cannot be
+// put back, so the first is the one refused). It checks each object's
+// member names as encoding/json does not: a struct's member must be named
+// exactly as one of its fields, and no object may
 // name a member twice. Below a value that parses itself (a time, a UUID)
 // or of a type the decoder will refuse, names are not checked against
 // fields. Broken JSON is left to the decoder to report, whatever else the
@@ -155,6 +157,8 @@ func scanBody(body []byte, into reflect.Type) ([]rawText, error) {
 		stack   []frame
 		out     []rawText
 		refused error // the first bad member name, answered once the value is whole
+		// misplaced says out holds a string no text member holds.
+		misplaced bool
 	)
 	refuse := func(err error) {
 		if refused == nil {
@@ -216,7 +220,9 @@ func scanBody(body []byte, into reflect.Type) ([]rawText, error) {
 		case string:
 			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey {
 				f := &stack[n-1]
-				if findText {
+				// Only the first bad name is answered, so only it is named:
+				// naming costs the depth, and a body may nest thousands deep.
+				if findText && refused == nil {
 					if _, ok := unquoteRaw(raw); !ok {
 						name := strings.Join(path()[:n-1], ".")
 						if name == "" {
@@ -237,9 +243,17 @@ func scanBody(body []byte, into reflect.Type) ([]rawText, error) {
 				continue
 			}
 			begin()
+			// A string a text member does not hold cannot be put back, so
+			// the first of them is the one answered, and the only one kept:
+			// keeping each would copy the path, as deep as the body nests,
+			// once per string.
 			if findText {
-				if text, ok := unquoteRaw(raw); !ok {
-					out = append(out, rawText{path: path(), text: text})
+				if s, ok := unquoteRaw(raw); !ok {
+					text := len(stack) > 0 && isText(stack[len(stack)-1].next)
+					if text || !misplaced {
+						out = append(out, rawText{path: path(), text: s})
+						misplaced = misplaced || !text
+					}
 				}
 			}
 			end()
@@ -274,6 +288,16 @@ func checked(t reflect.Type) reflect.Type {
 		return t
 	}
 	return nil
+}
+
+// isText reports whether a JSON string decoded into t, pointers followed,
+// lands in a string (which putText can put back), as opposed to a value
+// that parses itself or one the decoder refuses.
+func isText(t reflect.Type) bool {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t != nil && t.Kind() == reflect.String
 }
 
 // memberOf returns the type the member called name of an object decoded

@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"reflect"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/batonhq/baton/bottle"
@@ -90,6 +92,51 @@ func TestDecodeBodyMemberNames(t *testing.T) {
 			}
 			if continuity.ErrorCode(err) != continuity.CodeInvalid || continuity.ErrorFields(err)[tc.field] != tc.reason {
 				t.Errorf("decodeBody = %v (fields %v), want invalid naming %q: %s", err, continuity.ErrorFields(err), tc.field, tc.reason)
+			}
+		})
+	}
+}
+
+// TestDecodeBodyWorkIsLinear: what decoding a body allocates grows with the
+// body, not with its depth times its strings: a body of MaxBodyBytes nested
+// thousands deep around strings or member names that are not UTF-8 is
+// refused as invalid having allocated a bounded multiple of its size (the
+// walk that finds such strings once copied the whole path for each of
+// them, gigabytes for one request). Bytes allocated are counted, not time.
+func TestDecodeBodyWorkIsLinear(t *testing.T) {
+	// fill repeats item between an opening and a closing to MaxBodyBytes.
+	fill := func(open, item, close string) []byte {
+		n := (MaxBodyBytes - len(open) - len(close)) / len(item)
+		return []byte(open + strings.Repeat(item, n) + close)
+	}
+	nest := func(member string, depth int, item string) []byte {
+		return fill(`{"`+member+`":`+strings.Repeat("[", depth), item, `0`+strings.Repeat("]", depth)+`}`)
+	}
+	const perByte = 1024 // 64 MiB: six times what a deep body takes, under a tenth of what depth × strings took
+	cases := []struct {
+		name string
+		into func() any
+		body []byte
+	}{
+		{"strings not UTF-8 under arrays 9000 deep", func() any { return &continuity.CloseParams{} }, nest("agent", 9000, "\"\xff\",")},
+		{"strings not UTF-8 under arrays 20000 deep", func() any { return &continuity.CloseParams{} }, nest("agent", 20000, "\"\xff\",")},
+		{"lone surrogates under arrays 9000 deep", func() any { return &continuity.CloseParams{} }, nest("agent", 9000, `"\ud800",`)},
+		{"member names not UTF-8 under arrays 9000 deep", func() any { return &continuity.OpenParams{} }, nest("selector", 9000, "{\"\xff\":0},")},
+		{"member names not UTF-8 under a map 9000 deep", func() any { return &continuity.OpenParams{} },
+			fill(`{"selector":{"k":`+strings.Repeat("[", 9000), "{\"\xff\":0},", `0`+strings.Repeat("]", 9000)+`}}`)},
+		{"strings not UTF-8 in a flat array", func() any { return &continuity.CloseParams{} }, fill(`{"agent":[`, "\"\xff\",", `0]}`)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			err := decodeBody(tc.body, tc.into())
+			runtime.ReadMemStats(&after)
+			if continuity.ErrorCode(err) != continuity.CodeInvalid {
+				t.Errorf("decodeBody = %v, want invalid", err)
+			}
+			if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(perByte*len(tc.body)); got > limit {
+				t.Errorf("decoding a body of %d bytes allocated %d bytes, over %d", len(tc.body), got, limit)
 			}
 		})
 	}
