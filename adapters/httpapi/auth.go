@@ -46,12 +46,12 @@ var _ Authenticator = (*KeyAuthenticator)(nil)
 
 // ParseKeys returns the authenticator of spec, the form of BATON_API_KEYS:
 // key=tenant pairs separated by commas or new lines, blank entries and
-// lines starting with # ignored. A key may not repeat; a tenant may have
-// several keys.
+// lines starting with # ignored. Neither a key nor a tenant may hold '='
+// or ','. A key may not repeat; a tenant may have several keys.
 //
 // Errors: invalid, naming the entry by its position (never its key) when
-// it has no key, an invalid tenant, or a repeated key, or when spec holds
-// no key at all.
+// it has no key, more than one '=', an invalid tenant, or a repeated key,
+// or when spec holds no key at all.
 func ParseKeys(spec string) (*KeyAuthenticator, error) {
 	a := &KeyAuthenticator{}
 	seen := map[[sha256.Size]byte]bool{}
@@ -74,6 +74,10 @@ func ParseKeys(spec string) (*KeyAuthenticator, error) {
 			switch {
 			case !found || key == "":
 				return nil, continuity.Invalid(where, "must be key=tenant")
+			case strings.Contains(tenant, "="):
+				// Which '=' parts key from tenant cannot be told: a key's
+				// own (base64 padding) would leave a shorter key than meant.
+				return nil, continuity.Invalid(where, "must be key=tenant with one '=': neither a key nor a tenant may hold '='")
 			case continuity.ValidateTenant(tenant) != nil:
 				return nil, continuity.Invalid(where, "must name a tenant of 1 to 128 characters of UTF-8 text")
 			}

@@ -42,6 +42,10 @@ func TestParseKeys(t *testing.T) {
 		"k1=acme,k1=globex":              "keys[2]",
 		"k1=" + strings.Repeat("t", 129): "keys[1]",
 		"k1=a\x00b":                      "keys[1]",
+		// A key holding '=' (base64 padding) would otherwise be cut at its
+		// first '=': a shorter key than meant, for a tenant named "=acme".
+		"secret-key==acme":              "keys[1]",
+		"k1=acme,secret-key=pad=globex": "keys[2]",
 	} {
 		_, err := ParseKeys(spec)
 		if continuity.ErrorCode(err) != continuity.CodeInvalid || continuity.ErrorFields(err)[field] == "" {
