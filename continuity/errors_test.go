@@ -67,7 +67,7 @@ func TestRuleErrors(t *testing.T) {
 		{"bottle session id", bottle.ValidateSessionID("../etc"), CodeInvalid, "invalid input", map[string]string{"sessionId": bottle.SessionIDRule}},
 		{"triage attempt", triage.ErrConflict, CodeConflict, "the attempt is not the pending one", nil},
 		{"provenance cursor", badCursor, CodeInvalid, "invalid input", map[string]string{"cursor": "is not a cursor this server issued"}},
-		{"provenance limit", badLimit, CodeInvalid, "invalid input", map[string]string{"limit": "must be between 1 and " + strconv.Itoa(provenance.MaxLimit)}},
+		{"provenance limit", badLimit, CodeInvalid, "invalid input", map[string]string{"limit": "must be between 1 and " + strconv.Itoa(provenance.MaxLimit) + ", or 0 (or none) for " + strconv.Itoa(provenance.DefaultLimit)}},
 		{"memrule transition", badResolve, CodeConflict, "cannot resolve a memory that is archived", nil},
 		{"memrule revise", badRevise, CodeConflict, "only an open memory can be revised; this one is resolved", nil},
 		{"memrule misuse is internal", notTransition, CodeInternal, "internal error", nil},

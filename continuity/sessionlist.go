@@ -152,7 +152,7 @@ func listLimit(fields map[string]string, limit, max int) int {
 		return max
 	}
 	if limit < 1 || limit > max {
-		fields["limit"] = "must be between 1 and " + strconv.Itoa(max)
+		fields["limit"] = "must be between 1 and " + strconv.Itoa(max) + ", or 0 (or none) for " + strconv.Itoa(max)
 	}
 	return limit
 }

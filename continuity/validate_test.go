@@ -107,3 +107,25 @@ func TestProjectFacetFits(t *testing.T) {
 		t.Fatalf("workdir.MaxProjectLen = %d, MaxFacetLen = %d: a project facet must fit", workdir.MaxProjectLen, MaxFacetLen)
 	}
 }
+
+// TestListLimit: a listing's limit is 1 to max as given, 0 is max, and
+// anything else is refused with a message that says what 0 means.
+func TestListLimit(t *testing.T) {
+	const max = 100
+	for _, tc := range []struct {
+		limit, want int
+		refused     bool
+	}{
+		{0, max, false}, {1, 1, false}, {max, max, false},
+		{-1, -1, true}, {max + 1, max + 1, true},
+	} {
+		f := map[string]string{}
+		got := listLimit(f, tc.limit, max)
+		if got != tc.want || (f["limit"] != "") != tc.refused {
+			t.Errorf("listLimit(%d) = %d, fields %v", tc.limit, got, f)
+		}
+		if tc.refused && f["limit"] != "must be between 1 and 100, or 0 (or none) for 100" {
+			t.Errorf("listLimit(%d) says %q", tc.limit, f["limit"])
+		}
+	}
+}

@@ -39,7 +39,7 @@ func Limit(raw int) (int, error) {
 	case raw == 0:
 		return DefaultLimit, nil
 	case raw < 1 || raw > MaxLimit:
-		return 0, &FieldError{Field: "limit", Message: "must be between 1 and " + strconv.Itoa(MaxLimit)}
+		return 0, &FieldError{Field: "limit", Message: "must be between 1 and " + strconv.Itoa(MaxLimit) + ", or 0 (or none) for " + strconv.Itoa(DefaultLimit)}
 	}
 	return raw, nil
 }
