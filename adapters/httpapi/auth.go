@@ -44,13 +44,27 @@ type keyHash struct {
 
 var _ Authenticator = (*KeyAuthenticator)(nil)
 
+// SendableKey reports whether key can travel as a bearer token in an
+// Authorization header, the one rule the server's keys and the client's
+// key are both held to: one or more visible ASCII characters (no space,
+// control character or byte outside ASCII).
+func SendableKey(key string) bool {
+	for _, c := range []byte(key) {
+		if c <= ' ' || c >= 0x7f {
+			return false
+		}
+	}
+	return key != ""
+}
+
 // ParseKeys returns the authenticator of spec, the form of BATON_API_KEYS:
 // key=tenant pairs separated by commas or new lines, blank entries and
 // lines starting with # ignored. Neither a key nor a tenant may hold '='
 // or ','. A key may not repeat; a tenant may have several keys.
 //
 // Errors: invalid, naming the entry by its position (never its key) when
-// it has no key, more than one '=', an invalid tenant, or a repeated key,
+// it has no key, a key SendableKey refuses, more than one '=', an invalid
+// tenant, or a repeated key,
 // or when spec holds no key at all.
 func ParseKeys(spec string) (*KeyAuthenticator, error) {
 	a := &KeyAuthenticator{}
@@ -74,6 +88,8 @@ func ParseKeys(spec string) (*KeyAuthenticator, error) {
 			switch {
 			case !found || key == "":
 				return nil, continuity.Invalid(where, "must be key=tenant")
+			case !SendableKey(key):
+				return nil, continuity.Invalid(where, "must be a key of visible ASCII characters, as an Authorization header carries it")
 			case strings.Contains(tenant, "="):
 				// Which '=' parts key from tenant cannot be told: a key's
 				// own (base64 padding) would leave a shorter key than meant.

@@ -46,6 +46,13 @@ func TestParseKeys(t *testing.T) {
 		// first '=': a shorter key than meant, for a tenant named "=acme".
 		"secret-key==acme":              "keys[1]",
 		"k1=acme,secret-key=pad=globex": "keys[2]",
+		// A key no client could send (SendableKey): inner space, a
+		// control character, a byte outside ASCII.
+		"secret key=acme":          "keys[1]",
+		"k1=acme,secret\tkey=acme": "keys[2]",
+		"secret-k\x7fey=acme":      "keys[1]",
+		"secret-kéy=acme":          "keys[1]",
+		"secret-k\xffey=acme":      "keys[1]",
 	} {
 		_, err := ParseKeys(spec)
 		if continuity.ErrorCode(err) != continuity.CodeInvalid || continuity.ErrorFields(err)[field] == "" {
@@ -53,6 +60,18 @@ func TestParseKeys(t *testing.T) {
 		}
 		if err != nil && (strings.Contains(err.Error(), "secret-key") || strings.Contains(err.Error(), "k1")) {
 			t.Errorf("ParseKeys(%q) names a key: %v", spec, err)
+		}
+	}
+}
+
+// TestSendableKey: the one rule of a key, visible ASCII only.
+func TestSendableKey(t *testing.T) {
+	for key, want := range map[string]bool{
+		"k": true, "!~": true, "c2VjcmV0": true, "abc==": true, "a-b_c.d/e+f": true,
+		"": false, " ": false, "a b": false, "a\tb": false, "a\x00b": false, "a\x7f": false, "é": false, "\xff": false,
+	} {
+		if got := SendableKey(key); got != want {
+			t.Errorf("SendableKey(%q) = %v, want %v", key, got, want)
 		}
 	}
 }

@@ -159,10 +159,8 @@ func (e *Env) client() (*httpapi.Client, error) {
 	if key == "" {
 		return nil, errors.New("BATON_SERVER_URL is set but BATON_API_KEY is not: set BATON_API_KEY to your key on the team server")
 	}
-	for _, c := range []byte(key) {
-		if c <= ' ' || c >= 0x7f {
-			return nil, errors.New("BATON_API_KEY holds a space, a control character or a byte outside ASCII: it cannot travel in an Authorization header")
-		}
+	if !httpapi.SendableKey(key) {
+		return nil, errors.New("BATON_API_KEY holds a space, a control character or a byte outside ASCII: it cannot travel in an Authorization header")
 	}
 	return httpapi.NewClient(base, key, httpapi.ClientOptions{}), nil
 }
