@@ -548,6 +548,11 @@ func TestBrief(t *testing.T) {
 		{"web_search", `{"type":"search","query":"q"}`, "q", false},
 		{"Bash", `{"command":"echo 1\necho 2"}`, "echo 1…", true},
 		{"Bash", `{"command":"echo <private>tok</private>"}`, "echo", true},
+		// A value that is not text is shown as JSON; its private blocks go
+		// as a string's do, whether the harness escaped the tag or not.
+		{"TodoWrite", `{"todos":[{"content":"<private>tok</private>","status":"pending"}]}`, `{"content":"","status":"pending"}`, false},
+		{"Custom", `{"a":{"k":"\u003cprivate\u003etok\u003c/private\u003e"}}`, `{"k":""}`, false},
+		{"Custom", `{"a":{"k":"x & <b>"}}`, `{"k":"x & <b>"}`, false},
 		{"Bash", `{"command":"` + strings.Repeat("é", 200) + `"}`, strings.Repeat("é", 160) + "…", true},
 	}
 	for _, c := range cases {

@@ -401,8 +401,7 @@ func briefValue(v any) string {
 		for _, p := range x {
 			s, ok := p.(string)
 			if !ok {
-				b, _ := json.Marshal(p)
-				s = string(b)
+				s = jsonText(p)
 			}
 			parts = append(parts, s)
 		}
@@ -413,7 +412,17 @@ func briefValue(v any) string {
 	case nil:
 		return ""
 	default:
-		b, _ := json.Marshal(x)
-		return string(b)
+		return jsonText(x)
 	}
+}
+
+// jsonText is v as JSON with its '<', '>' and '&' as they are: encoding/json
+// would escape them (\u003c), and the privacy filter, which reads the brief
+// after, would not see the tags of the private blocks the value holds.
+func jsonText(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // a value decoded from JSON encodes
+	return strings.TrimSuffix(b.String(), "\n")
 }
