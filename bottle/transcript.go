@@ -335,9 +335,10 @@ func Brief(tool string, input []byte) (string, bool) {
 // brief makes the one-line gist of s, the text of the rule's key when
 // keyed is set. The text is scrubbed before the rule's gist is drawn from it,
 // so nothing inside a private block is picked, and after, so pieces joined
-// cannot form one.
+// cannot form one. It is made keepable text first: the input may be JSON
+// held in a string (Codex's arguments), whose escapes the line's were not.
 func (r briefRule) brief(s string, keyed bool) string {
-	s = privacy.Scrub(s)
+	s = privacy.Scrub(KeepableText(s))
 	if r.gist != nil && keyed {
 		s = privacy.Scrub(r.gist(s))
 	}
