@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/batonhq/baton/bottle/privacy"
 )
@@ -252,7 +253,7 @@ func (t *Transcript) read(ctx context.Context, r io.ReaderAt, pos, limit int64, 
 // It never fails: a line that is not JSON counts as skipped, and an entry it
 // does not recognise is ignored.
 func (t *Transcript) ParseLine(pos int64, line []byte) {
-	line = bytes.TrimSpace(line)
+	line = keepableLine(bytes.TrimSpace(line))
 	if len(line) == 0 {
 		return
 	}
@@ -265,6 +266,41 @@ func (t *Transcript) ParseLine(pos int64, line []byte) {
 	if !readerOf(t.Format).parse(t, pos, line) {
 		t.Skipped++
 	}
+}
+
+// nulEscape is the JSON escape of a NUL; replacement that of U+FFFD, of the
+// same length.
+var nulEscape, replacement = []byte(`\u0000`), []byte(`\ufffd`)
+
+// keepableLine makes every string a JSON line holds text the store keeps
+// and a bottle file may hold: each run of bytes of invalid UTF-8 and each
+// NUL escape become U+FFFD, as the hook does with a payload's text (the
+// readers skim most strings without decoding them, so encoding/json does
+// not replace their invalid UTF-8). The store refuses both,
+// so a sealed bottle whose current task held one would cost the event its
+// seal. An escaped backslash followed by "u0000" is text and stays.
+func keepableLine(line []byte) []byte {
+	if utf8.Valid(line) && !bytes.Contains(line, nulEscape) {
+		return line
+	}
+	line = bytes.ToValidUTF8(line, []byte("\uFFFD")) // a copy: line is the reader's buffer
+	for i := 0; i < len(line); i++ {
+		if line[i] != '\\' {
+			continue
+		}
+		if bytes.HasPrefix(line[i:], nulEscape) {
+			copy(line[i:], replacement)
+		}
+		i++ // the escaped byte, a backslash too
+	}
+	return line
+}
+
+// KeepableText is s with each NUL and each run of invalid UTF-8 as U+FFFD:
+// text the store keeps (it refuses both), and keepableLine's rule for text
+// decoded from JSON that a line holds as a string.
+func KeepableText(s string) string {
+	return strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", "\uFFFD"), "\uFFFD")
 }
 
 func parseTime(s string) time.Time {

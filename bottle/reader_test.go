@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/batonhq/baton/bottle/privacy"
 )
@@ -112,7 +113,7 @@ func TestClaudeReader(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tr := Transcript{Format: FormatClaudeCode}
-			data := strings.Join(c.lines, "\n") + "\n"
+			data := strings.NewReplacer(`\xff`, "\xff", `\xfe`, "\xfe", `\xc3`, "\xc3").Replace(strings.Join(c.lines, "\n") + "\n")
 			end, err := tr.ReadLines(strings.NewReader(data), 0)
 			if err != nil {
 				t.Fatal(err)
@@ -207,7 +208,7 @@ func TestCodexReader(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tr := Transcript{Format: FormatCodex}
-			data := strings.Join(c.lines, "\n") + "\n"
+			data := strings.NewReplacer(`\xff`, "\xff", `\xfe`, "\xfe", `\xc3`, "\xc3").Replace(strings.Join(c.lines, "\n") + "\n")
 			if _, err := tr.ReadLines(strings.NewReader(data), 0); err != nil {
 				t.Fatal(err)
 			}
@@ -548,6 +549,11 @@ func TestBrief(t *testing.T) {
 		{"web_search", `{"type":"search","query":"q"}`, "q", false},
 		{"Bash", `{"command":"echo 1\necho 2"}`, "echo 1…", true},
 		{"Bash", `{"command":"echo <private>tok</private>"}`, "echo", true},
+		// A value that is not text is shown as JSON; its private blocks go
+		// as a string's do, whether the harness escaped the tag or not.
+		{"TodoWrite", `{"todos":[{"content":"<private>tok</private>","status":"pending"}]}`, `{"content":"","status":"pending"}`, false},
+		{"Custom", `{"a":{"k":"\u003cprivate\u003etok\u003c/private\u003e"}}`, `{"k":""}`, false},
+		{"Custom", `{"a":{"k":"x & <b>"}}`, `{"k":"x & <b>"}`, false},
 		{"Bash", `{"command":"` + strings.Repeat("é", 200) + `"}`, strings.Repeat("é", 160) + "…", true},
 	}
 	for _, c := range cases {
@@ -576,6 +582,11 @@ func fuzzReader(t *testing.T, format Format, data []byte) {
 		for _, s := range []string{e.Text, e.Brief} {
 			if tag := privacy.Residue(s); tag != "" {
 				t.Fatalf("<%s> survived in %+v", tag, e)
+			}
+		}
+		for _, s := range []string{e.Text, e.Brief, e.Tool, e.ToolUseID, e.MessageID} {
+			if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+				t.Fatalf("a NUL or invalid UTF-8 kept in %+v", e)
 			}
 		}
 		if e.Pos < 0 || e.Pos >= end {
@@ -728,6 +739,56 @@ func TestPrivateBlockAcrossLinesOfOneMessage(t *testing.T) {
 			})
 			if err != nil {
 				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestReaderKeepsText: a transcript's strings reach the bottle as text the
+// store keeps, in every format: a NUL (the escape \u0000, in a line or in
+// the JSON a tool call's arguments hold as a string) and each run of bytes
+// of invalid UTF-8 written raw (`\xff` in the lines below is the byte)
+// become U+FFFD, while an escaped backslash before "u0000" is the text it spells.
+func TestReaderKeepsText(t *testing.T) {
+	codex := func(payload string) string {
+		return `{"timestamp":"2026-11-30T01:20:18.896Z","type":"response_item","payload":` + payload + `}`
+	}
+	gemini := `{"sessionId":"g1","projectHash":"h","startTime":"2026-11-30T01:18:58.898Z","lastUpdated":"2026-11-30T01:18:58.898Z","kind":"main"}`
+	cases := []struct {
+		name   string
+		format Format
+		lines  []string
+		want   string
+	}{
+		{"claude prompt of raw bytes", FormatClaudeCode, []string{cl("user", "", `"raw \xff\xfe bytes"`)}, "user:raw \uFFFD bytes"},
+		{"claude prompt", FormatClaudeCode, []string{cl("user", "", `"a\u0000b \xff\xfe c"`)}, "user:a\uFFFDb \uFFFD c"},
+		{"claude answer and call", FormatClaudeCode, []string{cl("assistant", "", `[{"type":"text","text":"x\u0000y"},{"type":"tool_use","id":"t\xff","name":"Ba\u0000sh","input":{"command":"echo \u0000 \xc3"}}]`)},
+			"assistant:x\uFFFDy | call:Ba\uFFFDsh:t\uFFFD:echo \uFFFD \uFFFD"},
+		{"an escaped backslash is text", FormatClaudeCode, []string{cl("user", "", `"a\\u0000b \\\u0000"`)}, `user:a\u0000b \` + "\uFFFD"},
+		{"codex", FormatCodex, []string{
+			codex(`{"type":"message","role":"user","content":[{"type":"input_text","text":"p\u0000 \xff"}]}`),
+			codex(`{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"ls \\u0000\"}","call_id":"c\u0000"}`),
+		}, "user:p\uFFFD \uFFFD | call:exec_command:c\uFFFD:ls \uFFFD"},
+		{"gemini", FormatGemini, []string{gemini,
+			`{"id":"u1","timestamp":"2026-11-30T01:18:58.976Z","type":"user","content":[{"text":"q\u0000 \xff"}]}`,
+			`{"id":"m1","timestamp":"2026-11-30T01:18:59.040Z","type":"gemini","content":"r\u0000\xfe"}`,
+		}, "user:q\uFFFD \uFFFD | assistant:r\uFFFD\uFFFD"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tr := Transcript{Format: c.format}
+			data := strings.NewReplacer(`\xff`, "\xff", `\xfe`, "\xfe", `\xc3`, "\xc3").Replace(strings.Join(c.lines, "\n") + "\n")
+			if _, err := tr.ReadLines(strings.NewReader(data), 0); err != nil {
+				t.Fatal(err)
+			}
+			if got := summary(tr.Entries); got != c.want {
+				t.Errorf("entries %q\nwant    %q", got, c.want)
+			}
+			res := Render(Page{SessionID: "s", Transcript: &tr}, renderedAt)
+			for _, s := range []string{string(res.Markdown), res.Task} {
+				if !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
+					t.Errorf("the bottle holds a NUL or invalid UTF-8:\n%q", s)
+				}
 			}
 		})
 	}

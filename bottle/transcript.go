@@ -335,9 +335,10 @@ func Brief(tool string, input []byte) (string, bool) {
 // brief makes the one-line gist of s, the text of the rule's key when
 // keyed is set. The text is scrubbed before the rule's gist is drawn from it,
 // so nothing inside a private block is picked, and after, so pieces joined
-// cannot form one.
+// cannot form one. It is made keepable text first: the input may be JSON
+// held in a string (Codex's arguments), whose escapes the line's were not.
 func (r briefRule) brief(s string, keyed bool) string {
-	s = privacy.Scrub(s)
+	s = privacy.Scrub(KeepableText(s))
 	if r.gist != nil && keyed {
 		s = privacy.Scrub(r.gist(s))
 	}
@@ -401,8 +402,7 @@ func briefValue(v any) string {
 		for _, p := range x {
 			s, ok := p.(string)
 			if !ok {
-				b, _ := json.Marshal(p)
-				s = string(b)
+				s = jsonText(p)
 			}
 			parts = append(parts, s)
 		}
@@ -413,7 +413,17 @@ func briefValue(v any) string {
 	case nil:
 		return ""
 	default:
-		b, _ := json.Marshal(x)
-		return string(b)
+		return jsonText(x)
 	}
+}
+
+// jsonText is v as JSON with its '<', '>' and '&' as they are: encoding/json
+// would escape them (\u003c), and the privacy filter, which reads the brief
+// after, would not see the tags of the private blocks the value holds.
+func jsonText(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // a value decoded from JSON encodes
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -227,7 +227,8 @@ func (e *Episodes) start(ctx context.Context, ev HookEvent) (HookOutcome, error)
 
 // Briefing renders what a startup would show for the project read from
 // the working directory cwd (or project, when given): the briefing and the
-// newest handover with its freshness and its divergence against cwd's HEAD.
+// newest handover with its freshness and its divergence against cwd's HEAD,
+// with no control character but the newline and the tab (inject.Briefing).
 //
 // Errors: those of API.Briefing and API.Records.
 func (e *Episodes) Briefing(ctx context.Context, cwd, project string) (string, error) {
@@ -248,10 +249,7 @@ func (e *Episodes) Briefing(ctx context.Context, cwd, project string) (string, e
 		h = &rs[0]
 	}
 	handover := e.handover(ctx, cwd, h, func() (workdir.Head, error) { return workdir.Git(ctx, cwd) })
-	if handover == "" {
-		return b.Text, nil
-	}
-	return strings.TrimRight(b.Text, "\n") + "\n\n" + handover, nil
+	return inject.Briefing(b.Text, handover), nil
 }
 
 // handover renders the newest handover with its freshness and its

@@ -273,7 +273,7 @@ func (p payload) count(keys []string) (float64, error) {
 // refresh the lease; the text is recorded for reading, and a replacement
 // character keeps the place of what could not be kept.
 func fitText(s string) string {
-	return strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", "\uFFFD"), "\uFFFD")
+	return bottle.KeepableText(s)
 }
 
 // fitLabel is a harness's label (a PreCompact trigger, a SessionEnd

@@ -2,7 +2,8 @@
 // SessionStart context after a startup or a clear that started a
 // conversation (briefing, handover, id instruction), the pointer to a
 // session's bottle after a compaction or resume, the fallback when no bottle
-// marker was claimed, and the Stop nudge. It is the one place their wording
+// marker was claimed, and the Stop nudge; and the briefing `baton briefing`
+// prints for a person, cleaned as the injected one. It is the one place their wording
 // lives, each text pinned by golden files under testdata (go test
 // ./continuity/inject -update rewrites them).
 //
@@ -19,7 +20,7 @@
 //
 // Files:
 //
-//	inject.go   IDInstruction, Startup, Overhead, Fallback, Nudge, and the budget cut
+//	inject.go   IDInstruction, Startup, Overhead, Briefing, Fallback, Nudge, and the budget cut
 //	pointer.go  PointerInput, FromMarker, Continuation (the bottle pointer's wording)
 //	text.go     oneLine and clean, the two sanitizers every text passes through
 package inject

@@ -56,6 +56,15 @@ func Startup(in StartupInput) string {
 	return join(cut(clean(in.Briefing), room), handover, id)
 }
 
+// Briefing returns the briefing and, when there is one, the handover as
+// `baton briefing` prints them for a person: each block cleaned as Startup
+// cleans it (its text came from outside, and a control character would
+// reach a terminal as an escape sequence), a blank line between them, and
+// nothing cut.
+func Briefing(briefing, handover string) string {
+	return join(clean(briefing), clean(handover))
+}
+
 // Overhead returns the characters Startup spends beside the briefing: the
 // id instruction, the handover as it will be kept, and the blank lines
 // between the blocks. It does not depend on the briefing.

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/alecthomas/kong"
 	"github.com/batonhq/baton/continuity"
@@ -257,15 +258,27 @@ func TestCommands(t *testing.T) {
 // working directory would, the project's newest handover included.
 func TestBriefingShowsHandover(t *testing.T) {
 	env := testEnv(t)
+	handOver(t, env, "Wire the briefing through the API.")
+	out, stderr, status := run(t, env, []string{"briefing"})
+	if status != exitOK || !strings.Contains(out, "## Last handover (fresh") || !strings.Contains(out, "- Objective: Wire the briefing through the API.") {
+		t.Fatalf("briefing: status %d: %s\n%s", status, stderr, out)
+	}
+}
+
+// handOver runs a conversation of one prompt in env's working directory
+// to its end, so that the project has a handover.
+func handOver(t *testing.T, env *Env, prompt string) {
+	t.Helper()
 	ctx := context.Background()
 	api, done, err := env.Open(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer done()
 	ep := continuity.NewEpisodes(api, defaultAgent, env.Home)
 	for _, ev := range []continuity.HookEvent{
 		{Kind: continuity.HookStart, Source: continuity.SourceStartup},
-		{Kind: continuity.HookPrompt, Prompt: "Wire the briefing through the API."},
+		{Kind: continuity.HookPrompt, Prompt: prompt},
 		{Kind: continuity.HookEnd, Reason: "exit"},
 	} {
 		ev.Provider, ev.ProviderEvent, ev.SessionID, ev.Cwd = defaultAgent, string(ev.Kind), "s1", env.Dir
@@ -273,10 +286,38 @@ func TestBriefingShowsHandover(t *testing.T) {
 			t.Fatalf("%s: %v", ev.Kind, err)
 		}
 	}
-	done()
+}
+
+// TestBriefingPrintsNoControlCharacters: `baton briefing` writes to the
+// person's terminal what the memories and the handover hold, and they came
+// from outside (an agent's remember, a prompt): each control character but
+// the newline and the tab, and each Unicode line or paragraph separator,
+// reaches it as a space, as the context a hook injects has them, so a
+// memory cannot clear the screen, retitle the window or hide its own line.
+func TestBriefingPrintsNoControlCharacters(t *testing.T) {
+	env := testEnv(t)
+	env.Dir = filepath.Join(env.Dir, "p")
+	if err := os.Mkdir(env.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hostile := "\x1b[2J\x1b]0;title\x07\x1b[8mhidden\x1b[0m\r\u0085\u2028\u2029\x7f\x0b"
+	if _, stderr, status := run(t, env, []string{"remember", "--kind", "decision", "--topic", "topic" + hostile, "content" + hostile}); status != exitOK {
+		t.Fatalf("remember: status %d: %s", status, stderr)
+	}
+	handOver(t, env, "objective"+hostile)
 	out, stderr, status := run(t, env, []string{"briefing"})
-	if status != exitOK || !strings.Contains(out, "## Last handover (fresh") || !strings.Contains(out, "- Objective: Wire the briefing through the API.") {
-		t.Fatalf("briefing: status %d: %s\n%s", status, stderr, out)
+	if status != exitOK {
+		t.Fatalf("briefing: status %d: %s", status, stderr)
+	}
+	for _, want := range []string{"topic", "content", "hidden", "## Last handover", "objective"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the briefing lost %q:\n%s", want, out)
+		}
+	}
+	for _, r := range out {
+		if r != '\n' && r != '\t' && (unicode.IsControl(r) || r == '\u2028' || r == '\u2029') {
+			t.Fatalf("the briefing prints %U:\n%q", r, out)
+		}
 	}
 }
 
