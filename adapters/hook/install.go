@@ -185,6 +185,15 @@ func plan(o InstallOptions, install bool) (*InstallPlan, error) {
 	return p, p.writable()
 }
 
+// CheckInstallTarget returns the invalid error PlanInstall and
+// PlanUninstall give for harness and scope when no such harness is
+// installed to, or not in that scope; nil when they name a target. It
+// reads no file, so a command line can be refused before anything is.
+func CheckInstallTarget(harness string, scope InstallScope) error {
+	_, _, err := resolveHarness(InstallOptions{Harness: harness, Scope: scope})
+	return err
+}
+
 // resolveHarness finds o's harness and its scope.
 func resolveHarness(o InstallOptions) (*Harness, InstallScope, error) {
 	h, err := Lookup(o.Harness)

@@ -21,6 +21,12 @@ type HookConfigFlags struct {
 	DryRun  bool   `help:"Print the changes as a unified diff and write nothing."`
 }
 
+// Validate refuses a harness or a scope install does not know as the usage
+// error it is (exit 2), before any file is read.
+func (f *HookConfigFlags) Validate() error {
+	return hook.CheckInstallTarget(f.Harness, hook.InstallScope(f.Scope))
+}
+
 // InstallCmd registers baton's hooks in a harness's configuration.
 type InstallCmd struct {
 	HookConfigFlags `embed:""`

@@ -90,8 +90,10 @@ func TestInstallCommandScopes(t *testing.T) {
 	}
 }
 
-// TestInstallCommandRefuses: a malformed configuration and an unknown
-// harness fail with status 1 and a message naming them; nothing is written.
+// TestInstallCommandRefuses: a malformed configuration fails with status 1
+// and a message naming it; a harness or scope install does not know is a
+// usage error, status 2, the usage and the reason on stderr; nothing is
+// written.
 func TestInstallCommandRefuses(t *testing.T) {
 	home, dir := t.TempDir(), t.TempDir()
 	env := installEnv(home)
@@ -104,9 +106,19 @@ func TestInstallCommandRefuses(t *testing.T) {
 	if got, _ := os.ReadFile(settings); string(got) != "{\n  \"hooks\": {\n" {
 		t.Errorf("the malformed file changed: %q", got)
 	}
-	_, errOut, status = baton(t, dir, env, "uninstall", "--harness", "emacs")
-	if status != 1 || !strings.Contains(errOut, `"emacs" is not one of claude-code`) {
-		t.Errorf("unknown harness: status %d, %q", status, errOut)
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"uninstall", "--harness", "emacs"}, `"emacs" is not one of claude-code`},
+		{[]string{"install", "--harness", "GEMINI"}, `"GEMINI" is not one of claude-code`},
+		{[]string{"install", "--harness", "gemini", "--scope", "galaxy"}, `"galaxy" is neither user nor project`},
+		{[]string{"uninstall", "--harness", "copilot", "--scope", "user"}, "copilot reads hooks only from the project"},
+	} {
+		out, errOut, status := baton(t, dir, env, tc.args...)
+		if status != 2 || out != "" || !strings.Contains(errOut, tc.says) || !strings.Contains(errOut, "Usage: baton "+tc.args[0]) {
+			t.Errorf("baton %s: status %d, stdout %q, stderr %q", strings.Join(tc.args, " "), status, out, errOut)
+		}
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(settings)); len(entries) != 1 {
 		t.Errorf("a refused command wrote files: %v", entries)
