@@ -113,30 +113,42 @@ func (s *Service) ClaimBottle(ctx context.Context, tenant, agent, sessionID stri
 	if err != nil {
 		return bottle.Marker{}, false, err
 	}
-	var got *BottleMarker
-	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
-		var err error
-		got, err = s.claim(ctx, tx, agent, sid)
-		return err
-	})
+	got, err := s.consume(ctx, tenant, agent, sid, EventBottleClaimed)
 	if err != nil || got == nil {
 		return bottle.Marker{}, false, err
 	}
 	return got.bottleMarker(), true, nil
 }
 
-// claim consumes the conversation's armed marker inside tx; nil when none.
-func (s *Service) claim(ctx context.Context, tx Tx, agent, sid string) (*BottleMarker, error) {
-	now := s.clock()
-	m, err := tx.ClaimBottle(ctx, agent, sid, now)
-	if ErrorCode(err) == CodeNotFound {
-		return nil, nil
-	}
+// disarmBottle consumes the conversation's armed marker, if any, for no
+// SessionStart: the ledger says it was disarmed, not claimed.
+func (s *Service) disarmBottle(ctx context.Context, tenant, agent, sessionID string) error {
+	tenant, sid, err := bottleKey(tenant, agent, sessionID, nil)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return m, tx.AppendLedger(ctx, s.ledgerKeep, LedgerEntry{ID: s.newID(), Tenant: m.Tenant, Event: EventBottleClaimed, At: now, Session: sid,
-		Fields: map[string]string{"agent": agent}})
+	_, err = s.consume(ctx, tenant, agent, sid, EventBottleDisarmed)
+	return err
+}
+
+// consume consumes the conversation's armed marker in one transaction and
+// records it as event; nil when none is armed.
+func (s *Service) consume(ctx context.Context, tenant, agent, sid, event string) (*BottleMarker, error) {
+	var got *BottleMarker
+	err := s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		now := s.clock()
+		m, err := tx.ClaimBottle(ctx, agent, sid, now)
+		if ErrorCode(err) == CodeNotFound {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		got = m
+		return tx.AppendLedger(ctx, s.ledgerKeep, LedgerEntry{ID: s.newID(), Tenant: m.Tenant, Event: event, At: now, Session: sid,
+			Fields: map[string]string{"agent": agent}})
+	})
+	return got, err
 }
 
 func (m *BottleMarker) bottleMarker() bottle.Marker {

@@ -381,6 +381,10 @@ type PreCompactParams struct {
 	// Sealed is the marker of the bottle the local half sealed; nil when
 	// nothing was sealed.
 	Sealed *bottle.Marker `json:"sealed,omitempty"`
+	// Provisional marks a PreCompact sent before the harness decides
+	// whether to compact (HookEvent.Provisional): it seals nothing and
+	// leaves the marker of an earlier seal as it is.
+	Provisional bool `json:"provisional,omitempty"`
 	// Episode is what the checkpoint says; empty fields are derived.
 	Episode Episode `json:"episode,omitzero"`
 }
@@ -411,7 +415,17 @@ func (s *Service) PreCompact(ctx context.Context, tenant string, p PreCompactPar
 		if err := fieldsErr(f); err != nil {
 			return err
 		}
-		if p.Sealed != nil {
+		switch {
+		case p.Sealed == nil && !p.Provisional:
+			// A compaction that sealed nothing (its seal failed, or no
+			// bottle is kept): a marker an earlier seal left armed (its
+			// compaction reached no SessionStart) names a bottle that is
+			// not this compaction's record, and is disarmed, so the
+			// compact SessionStart renders on demand instead.
+			if err := s.disarmBottle(ctx, tenant, p.Agent, p.SessionID); err != nil {
+				return err
+			}
+		case p.Sealed != nil:
 			if err := s.ArmBottle(ctx, tenant, p.Agent, *p.Sealed); err != nil {
 				return renamed(err, func(k string) string {
 					switch k {

@@ -310,7 +310,7 @@ func (e *Episodes) stop(ctx context.Context, ev HookEvent) (HookOutcome, error) 
 }
 
 func (e *Episodes) preCompact(ctx context.Context, ev HookEvent) (HookOutcome, error) {
-	p := PreCompactParams{EventParams: e.event(ev), Trigger: ev.Trigger, Episode: gitEpisode(ctx, ev.Cwd)}
+	p := PreCompactParams{EventParams: e.event(ev), Trigger: ev.Trigger, Provisional: ev.Provisional, Episode: gitEpisode(ctx, ev.Cwd)}
 	lctx, cancel := localBudget(ctx, time.Now())
 	defer cancel()
 	switch {

@@ -119,6 +119,9 @@ const (
 	EventTriageFinished   = "triage.finished"
 	EventBottleArmed      = "bottle.armed"
 	EventBottleClaimed    = "bottle.claimed"
+	// EventBottleDisarmed is a marker a compaction that sealed nothing
+	// consumed: no SessionStart claimed it.
+	EventBottleDisarmed = "bottle.disarmed"
 	// The closer's record of each pass: a claim, each commitment it
 	// resolved, and how the pass ended (finished, failed and backed off, or
 	// abandoned because the run was resurrected or claimed again).

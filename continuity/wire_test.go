@@ -219,7 +219,7 @@ func wireCases() []struct {
 		{"StopTriage/least", continuity.StopTriage{Status: triage.Idle}},
 		{"StopTriage/full", continuity.StopTriage{Status: triage.Completed, Completed: true, Declined: triage.ReasonDebounce, AttemptID: wAttempt}},
 		{"PreCompactParams/least", continuity.PreCompactParams{EventParams: ev}},
-		{"PreCompactParams/full", continuity.PreCompactParams{EventParams: evFull, Trigger: "auto",
+		{"PreCompactParams/full", continuity.PreCompactParams{EventParams: evFull, Trigger: "auto", Provisional: true,
 			Sealed: &bottle.Marker{SessionID: "s-1", Path: "/b/s-1.md", Mode: bottle.ModeFull}, Episode: episode}},
 		{"PreCompactResult/full", continuity.PreCompactResult{ReceiptID: wEvent, Armed: true, Checkpoint: record}},
 		{"EndParams/least", continuity.EndParams{EventParams: ev}},

@@ -11,7 +11,8 @@ import (
 // whether to compact (Gemini CLI's PreCompress(auto), every turn) keeps the
 // bottle current and writes its checkpoint, but arms no marker, so no later
 // SessionStart injects a pointer as if a compaction had happened; a
-// PreCompact that does compact still arms one.
+// PreCompact that does compact still arms one, and a provisional one after
+// it leaves that marker armed.
 func testProvisionalPreCompact(t *testing.T, h Harness) {
 	ctx := context.Background()
 	f := newFixture(t, h)
@@ -39,6 +40,8 @@ func testProvisionalPreCompact(t *testing.T, h Harness) {
 	}
 
 	handle(t, e, continuity.HookEvent{Kind: continuity.HookPreCompact, SessionID: "s1", Trigger: "manual"})
+	// The next turn's provisional PreCompact leaves that marker armed.
+	handle(t, e, continuity.HookEvent{Kind: continuity.HookPreCompact, SessionID: "s1", Trigger: "auto", Provisional: true})
 	if m, ok, err := api.ClaimBottle(ctx, agent, "s1"); !ok || err != nil || m.Path != path {
 		t.Fatalf("a PreCompact that compacts armed %+v (ok %v, err %v), want the marker of %s", m, ok, err, path)
 	}

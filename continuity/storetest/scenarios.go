@@ -1100,6 +1100,44 @@ func scenarioPreCompact(t *testing.T, h ScenarioHarness) {
 		}
 	})
 
+	t.Run("AnEarlierSealOutlivesOnlyProvisionalPreCompacts", func(t *testing.T) {
+		// A seal whose compaction reached no SessionStart (cancelled,
+		// failed) leaves its marker armed. The next PreCompact that does
+		// compact decides what the compact SessionStart shows: its own
+		// seal, or, when it sealed nothing (its seal failed), no marker,
+		// so the start renders on demand instead of pointing at the
+		// earlier bottle as the record of this compaction. A provisional
+		// PreCompact (no compaction decided) leaves the marker as it is.
+		for _, tc := range []struct {
+			name       string
+			second     continuity.PreCompactParams
+			wantMarker bool
+		}{
+			{"SealFailed", continuity.PreCompactParams{EventParams: edited(hookEvent(evPreCompact, "s1"), func(e *continuity.EventParams) {
+				e.LocalFailure = "internal: bottle: no space left on device"
+			}), Trigger: "auto"}, false},
+			{"NoBottleKept", continuity.PreCompactParams{EventParams: hookEvent(evPreCompact, "s1"), Trigger: "manual"}, false},
+			{"Provisional", continuity.PreCompactParams{EventParams: hookEvent(evPreCompact, "s1"), Trigger: "auto", Provisional: true}, true},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				s := newScene(t, h)
+				s.startup("s1", "baton")
+				first := s.preCompact(continuity.PreCompactParams{EventParams: hookEvent(evPreCompact, "s1"), Trigger: "manual", Sealed: sealedOf("s1")})
+				if !first.Armed {
+					t.Fatal("the first seal armed no marker")
+				}
+				s.clock.Advance(time.Minute)
+				if pc := s.preCompact(tc.second); pc.Armed || pc.Checkpoint.ID == uuid.Nil {
+					t.Fatalf("second PreCompact = %+v, want a checkpoint and nothing armed", pc)
+				}
+				res := s.start(s.a, startOf("s1", continuity.SourceCompact, "baton"))
+				if got := res.Marker != nil; got != tc.wantMarker || got == (res.Briefing != nil) {
+					t.Fatalf("compact after it = marker %+v, briefing %v; want the earlier marker claimed: %v", res.Marker, res.Briefing != nil, tc.wantMarker)
+				}
+			})
+		}
+	})
+
 	t.Run("NothingRecordedNothingSealed", func(t *testing.T) {
 		s := newScene(t, h)
 		s.startup("s1", "")
