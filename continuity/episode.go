@@ -412,6 +412,11 @@ func (s *Service) PreCompact(ctx context.Context, tenant string, p PreCompactPar
 			// The event's conversation is the one whose marker it arms.
 			f["sealed.sessionId"] = "must be the event's sessionId"
 		}
+		if p.Sealed != nil && p.Provisional {
+			// A provisional PreCompact seals nothing: a marker beside it
+			// would arm a compaction the harness has not decided on.
+			f["provisional"] = "must be false when a bottle was sealed"
+		}
 		if err := fieldsErr(f); err != nil {
 			return err
 		}

@@ -414,6 +414,9 @@ func scenarioEpisodeInput(t *testing.T, h ScenarioHarness) {
 		{"sealed marker of an unknown mode", evPreCompact, "sealed.mode", sealed(func(m *bottle.Marker) { m.Mode = "timeline" })},
 		{"sealed marker with a negative gap", evPreCompact, "sealed.gap", sealed(func(m *bottle.Marker) { m.Gap = -1 })},
 		{"sealed marker of another conversation", evPreCompact, "sealed.sessionId", sealed(func(m *bottle.Marker) { m.SessionID = "s2" })},
+		{"sealed marker of a provisional PreCompact", evPreCompact, "provisional", preCompact(func(p *continuity.PreCompactParams) {
+			p.Sealed, p.Provisional = sealedOf("s1"), true
+		})},
 		{"over-long end reason", evEnd, "reason", end(func(p *continuity.EndParams) { p.Reason = over(64) })},
 		{"negative end budget", evEnd, "budgetMs", end(func(p *continuity.EndParams) { p.BudgetMillis = -1 })},
 		{"end budget over the cap", evEnd, "budgetMs", end(func(p *continuity.EndParams) { p.BudgetMillis = int(continuity.MaxEndBudget/time.Millisecond) + 1 })},
