@@ -301,7 +301,10 @@ func (e *Episodes) stop(ctx context.Context, ev HookEvent) (HookOutcome, error) 
 	}
 	r, err := e.API.Stop(ctx, p)
 	out := HookOutcome{SessionRunID: r.SessionRunID, LocalFailure: p.LocalFailure}
-	if r.Inject {
+	// Only a Stop that succeeded nudges: a failed one's result (the
+	// service's so far, a team server's error answer) decides nothing. An
+	// attempt it armed is completed by the next Stop, as a pending one is.
+	if err == nil && r.Inject {
 		if reason := inject.Nudge(r.Reason); reason != "" {
 			out.Block, out.Reason = true, reason
 		}

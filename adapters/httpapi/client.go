@@ -7,13 +7,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/continuity/inject"
+	"github.com/batonhq/baton/internal/runes"
 	"github.com/batonhq/baton/provenance"
 	"github.com/google/uuid"
 )
@@ -34,6 +38,11 @@ const (
 	DefaultIdleConns = 32
 	// maxAnswerBytes bounds an answer the client reads.
 	maxAnswerBytes = 16 << 20
+	// maxErrorText bounds, in characters, an error answer's message and
+	// each of its fields' names and reasons as the client returns them;
+	// maxErrorFields bounds how many fields it keeps (the first by name).
+	maxErrorText   = 500
+	maxErrorFields = 32
 )
 
 // ClientOptions configures a Client. Zero values take the defaults.
@@ -56,8 +65,9 @@ type ClientOptions struct {
 
 // Client is continuity.API over the HTTP surface of a baton server: the
 // tenant is the one its API key belongs to. Errors are the server's,
-// decoded back into *continuity.Error with their codes and fields; a call
-// that gets no answer returns an internal error wrapping ErrUnreachable.
+// decoded back into *continuity.Error with their codes and fields, as text
+// safe to print on one line (see serverError); a call that gets no answer
+// returns an internal error wrapping ErrUnreachable.
 //
 // The actor of a memory write is the transport's, user_api: the wire never
 // carries one, and the Actor fields of params are not sent.
@@ -229,7 +239,32 @@ func decodeAnswer(rt *route, status int, ctype string, answer []byte, out any) e
 		return continuity.Errorf(codeOf(status), "the server answered %d %s", status, http.StatusText(status))
 	}
 	_ = json.Unmarshal(answer, out) // a failed episode call's result so far
-	return eb.Error
+	return serverError(eb.Error, status)
+}
+
+// serverError returns the error of an error answer as text a caller may
+// print on one line of a terminal, as the hook prints it on its one stderr
+// line and every command on the person's terminal: a code outside baton's
+// set is the status's, and the message and the fields are on one line
+// each (inject.OneLine: no control character, no escape sequence, no line
+// separator) and bounded (maxErrorText, maxErrorFields). A baton server's
+// errors are such text already, and come back as they were.
+func serverError(e *continuity.Error, status int) *continuity.Error {
+	text := func(s string) string { return runes.Ellipsize(inject.OneLine(s), maxErrorText) }
+	out := &continuity.Error{Code: e.Code, Message: text(e.Message)}
+	if _, ok := statuses[e.Code]; !ok {
+		out.Code = codeOf(status)
+	}
+	if len(e.Fields) == 0 {
+		return out
+	}
+	names := slices.Sorted(maps.Keys(e.Fields))
+	names = names[:min(len(names), maxErrorFields)]
+	out.Fields = make(map[string]string, len(names))
+	for _, k := range names {
+		out.Fields[text(k)] = text(e.Fields[k])
+	}
+	return out
 }
 
 // isRouteAnswer reports why a success answer is not one route rt gives.

@@ -2,12 +2,17 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/continuity"
@@ -272,5 +277,75 @@ func TestClientPathValues(t *testing.T) {
 		if code := continuity.ErrorCode(err); code != continuity.CodeInvalid {
 			t.Errorf("run events of %q = %v, want invalid", id, err)
 		}
+	}
+}
+
+// TestClientErrorText: the error of an error answer is printed by the
+// hook on its one stderr line and by every command on a terminal, so the
+// client reads the server's code, message and fields as safe text: a code
+// outside baton's set is the status's, every control character and line
+// separator is a space, and each text and the number of fields are
+// bounded (maxErrorText, maxErrorFields). A baton server's own errors come
+// back unchanged.
+func TestClientErrorText(t *testing.T) {
+	ctx := context.Background()
+	long := strings.Repeat("x", 3*maxErrorText)
+	many := map[string]string{}
+	for i := range 3 * maxErrorFields {
+		many[fmt.Sprintf("f%03d", i)] = "bad"
+	}
+	manyJSON, _ := json.Marshal(many)
+	cases := []struct {
+		name   string
+		status int
+		body   string
+		code   continuity.Code
+		// text is the whole error's text, when the case pins it.
+		text string
+	}{
+		{"a baton error", 400, `{"error":{"code":"invalid","message":"invalid input","fields":{"limit":"must be at most 100"}}}`,
+			continuity.CodeInvalid, "invalid: invalid input (limit: must be at most 100)"},
+		{"new lines and escapes in the message", 400, `{"error":{"code":"invalid","message":"one\ntwo\r\u001b]0;title\u0007\u2028three"}}`,
+			continuity.CodeInvalid, "invalid: one two  ]0;title  three"},
+		{"new lines and escapes in a field", 409, `{"error":{"code":"conflict","message":"m","fields":{"a\nb":"c\u001b[2J"}}}`,
+			continuity.CodeConflict, "conflict: m (a b: c [2J)"},
+		{"invalid UTF-8", 400, "{\"error\":{\"code\":\"invalid\",\"message\":\"a\xffb\"}}", continuity.CodeInvalid, "invalid: a\uFFFDb"},
+		{"a code baton does not have", 404, `{"error":{"code":"gone\nfor good","message":"m"}}`, continuity.CodeNotFound, "not_found: m"},
+		{"a long message", 500, `{"error":{"code":"internal","message":"` + long + `"}}`, continuity.CodeInternal, ""},
+		{"a long field", 400, `{"error":{"code":"invalid","message":"m","fields":{"` + long + `":"` + long + `"}}}`, continuity.CodeInvalid, ""},
+		{"many fields", 400, `{"error":{"code":"invalid","message":"m","fields":` + string(manyJSON) + `}}`, continuity.CodeInvalid, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(tc.status)
+				w.Write([]byte(tc.body))
+			}))
+			defer srv.Close()
+			_, err := NewClient(srv.URL, keyA, ClientOptions{}).Stop(ctx, continuity.StopParams{EventParams: event("Stop")})
+			var e *continuity.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("= %v, want a *continuity.Error", err)
+			}
+			text := e.Error()
+			if e.Code != tc.code || tc.text != "" && text != tc.text {
+				t.Errorf("= %q (code %s), want %q (code %s)", text, e.Code, tc.text, tc.code)
+			}
+			if strings.ContainsFunc(text, func(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }) || !utf8.ValidString(text) {
+				t.Errorf("= %q: a control character, a line separator or invalid UTF-8", text)
+			}
+			if n := utf8.RuneCountInString(e.Message); n > maxErrorText {
+				t.Errorf("the message holds %d characters, over %d", n, maxErrorText)
+			}
+			if len(e.Fields) > maxErrorFields {
+				t.Errorf("%d fields, over %d", len(e.Fields), maxErrorFields)
+			}
+			for k, v := range e.Fields {
+				if utf8.RuneCountInString(k) > maxErrorText || utf8.RuneCountInString(v) > maxErrorText {
+					t.Errorf("a field of %d characters and reason of %d, over %d", utf8.RuneCountInString(k), utf8.RuneCountInString(v), maxErrorText)
+				}
+			}
+		})
 	}
 }

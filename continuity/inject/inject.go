@@ -13,12 +13,12 @@ import (
 // compaction. With no run id (a SessionStart that skipped the lifecycle)
 // there is nothing to pass and the line is "".
 func IDInstruction(runID, agent string) string {
-	runID = strings.TrimSpace(oneLine(runID))
+	runID = strings.TrimSpace(OneLine(runID))
 	if runID == "" {
 		return ""
 	}
 	who := "This session's"
-	if agent = strings.TrimSpace(oneLine(agent)); agent != "" {
+	if agent = strings.TrimSpace(OneLine(agent)); agent != "" {
 		who = "This " + agent + " session's"
 	}
 	return "[baton] " + who + " sessionRunId is " + runID + ". Pass it on every memory write so the write is attributed to this session: " +

@@ -5,12 +5,14 @@ import (
 	"unicode"
 )
 
-// oneLine renders a value that came from outside on one line: invalid UTF-8
+// OneLine renders a value that came from outside on one line: invalid UTF-8
 // becomes U+FFFD, and every control character and every Unicode line or
 // paragraph separator (newline, carriage return, NEL, U+2028, U+2029, NUL)
 // becomes a space. Placed after a prefix on a line baton writes, the value
-// then cannot start a line of its own, so it cannot fake a heading.
-func oneLine(s string) string {
+// then cannot start a line of its own, so it cannot fake a heading; nor,
+// printed on a terminal, move the cursor or set a window's title (the
+// HTTP client reads a server's error text through it).
+func OneLine(s string) string {
 	return strings.Map(func(r rune) rune {
 		if breaks(r) {
 			return ' '
