@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"testing"
 	"time"
 	"unsafe"
 )
@@ -142,18 +143,46 @@ func (t *terminal) waitText(s string, from int, timeout time.Duration) error {
 	})
 }
 
-// waitIdle waits until the text printed last shows prompt after every
-// busy marker the program printed (a spinner's label, a running hook): the
-// program is ready for input.
+// waitIdle waits until the program is ready for input: the last frame it
+// drew (the text since the prompt's previous appearance: a TUI draws its
+// status line, a spinner's label or a running hook, above its input box)
+// shows prompt and no busy marker, and nothing more was printed for
+// idleQuiet. A hook still running when a line is typed (on a loaded
+// machine, a SessionStart's process outlives the resumed chat's first
+// frame) delays the keystrokes past command's echo wait.
 func (t *terminal) waitIdle(prompt string, busy []string, timeout time.Duration) error {
-	return t.waitFor(fmt.Sprintf("%q after %q", prompt, busy), timeout, func() bool {
+	const idleQuiet = 1500 * time.Millisecond
+	var since time.Time
+	seen := -1
+	return t.waitFor(fmt.Sprintf("%q with none of %q", prompt, busy), timeout, func() bool {
 		txt := t.text()
-		last := -1
-		for _, b := range busy {
-			last = max(last, strings.LastIndex(txt, b))
+		if !lastFrameIdle(txt, prompt, busy) {
+			since, seen = time.Time{}, -1
+			return false
 		}
-		return strings.LastIndex(txt, prompt) > last
+		if len(txt) != seen {
+			since, seen = time.Now(), len(txt)
+		}
+		return time.Since(since) >= idleQuiet
 	})
+}
+
+// lastFrameIdle reports whether txt's last frame, the text since the
+// second to last prompt, shows prompt and none of busy; before a second
+// prompt was drawn, whether prompt comes after every busy marker.
+func lastFrameIdle(txt, prompt string, busy []string) bool {
+	last := strings.LastIndex(txt, prompt)
+	if last < 0 {
+		return false
+	}
+	prev := strings.LastIndex(txt[:last], prompt)
+	for _, b := range busy {
+		i := strings.LastIndex(txt, b)
+		if prev < 0 && i > last || prev >= 0 && i > prev {
+			return false
+		}
+	}
+	return true
 }
 
 // command types line, waits until the terminal shows it, and submits it
@@ -161,13 +190,16 @@ func (t *terminal) waitIdle(prompt string, busy []string, timeout time.Duration)
 // for a paste and inserts a newline). Keystrokes a TUI receives while it
 // switches its terminal modes (around a hook's process, for one) are
 // dropped, so a line that does not show within echoWait is typed again,
-// up to timeout.
+// up to timeout, after as many backspaces as it has bytes: keystrokes that
+// were only late arrive before them (a terminal's input is one queue), so
+// the input never holds the line twice ("/clear/clear" is a prompt for
+// the model, not a command).
 func (t *terminal) command(line string, timeout time.Duration) error {
 	const echoWait = 3 * time.Second
 	deadline := time.Now().Add(timeout)
-	for {
+	for typed := line; ; typed = strings.Repeat("\x7f", len(line)) + line {
 		from := len(t.text())
-		if _, err := io.WriteString(t.master, line); err != nil {
+		if _, err := io.WriteString(t.master, typed); err != nil {
 			return err
 		}
 		err := t.waitText(line, from, min(echoWait, time.Until(deadline)))
@@ -199,4 +231,28 @@ func (t *terminal) close(grace time.Duration) error {
 		return t.err
 	}
 	return nil
+}
+
+// TestLastFrameIdle: the program is idle when its last frame shows the
+// prompt and no busy marker, whatever earlier frames showed.
+func TestLastFrameIdle(t *testing.T) {
+	const p = "Type your message"
+	busy := []string{"Initializing", "Executing Hook"}
+	for _, tc := range []struct {
+		txt  string
+		idle bool
+	}{
+		{"", false},
+		{"Initializing", false},
+		{"Initializing " + p, true},
+		{p + " Initializing", false},
+		{"Initializing " + p + " footer Executing Hooks: baton-start " + p + " footer", false},
+		{"Executing Hooks: baton-start " + p + " footer ? for shortcuts " + p + " footer", true},
+		{p + " Executing Hook: baton-stop " + p + " footer " + p, true},
+		{p + " " + p + " Executing Hook: baton-stop", false},
+	} {
+		if got := lastFrameIdle(tc.txt, p, busy); got != tc.idle {
+			t.Errorf("lastFrameIdle(%q) = %v, want %v", tc.txt, got, tc.idle)
+		}
+	}
 }
