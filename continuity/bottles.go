@@ -9,6 +9,7 @@ import (
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/bottle/privacy"
 	"github.com/batonhq/baton/internal/runes"
+	"github.com/batonhq/baton/triage"
 )
 
 // BottleStore binds the bottle package's storage interfaces (History,
@@ -222,21 +223,46 @@ type PromptResult struct {
 //
 // Errors: invalid.
 func (s *Service) RecordPrompt(ctx context.Context, tenant, agent, sessionID, text string) (PromptResult, error) {
+	r, _, err := s.keepPrompt(ctx, tenant, agent, sessionID, text, false)
+	return r, err
+}
+
+// keepPrompt is RecordPrompt; with unlessEcho, in the same transaction, it
+// keeps nothing and reports echo when the prompt is the debrief the
+// conversation's pending triage attempt injected (triage.Echoes).
+func (s *Service) keepPrompt(ctx context.Context, tenant, agent, sessionID, text string, unlessEcho bool) (_ PromptResult, echo bool, _ error) {
 	f := map[string]string{}
 	checkText(f, "text", text)
 	tenant, sid, err := bottleKey(tenant, agent, sessionID, f)
 	if err != nil {
-		return PromptResult{}, err
+		return PromptResult{}, false, err
 	}
+	sent := text
 	text = strings.TrimSpace(privacy.Scrub(text))
 	if text == "" {
-		return PromptResult{}, nil
+		return PromptResult{}, false, nil
 	}
 	text, truncated := runes.Cut(text, bottle.MaxPromptChars)
 	p := Prompt{ID: s.newID(), Tenant: tenant, Agent: agent, SessionID: sid, Text: text, Truncated: truncated, At: s.clock()}
-	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error { return tx.AppendPrompt(ctx, &p) })
-	if err != nil {
-		return PromptResult{}, err
+	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		if unlessEcho {
+			row, err := tx.SessionByKey(ctx, agent, sid)
+			switch {
+			case ErrorCode(err) == CodeNotFound:
+			case err != nil:
+				return err
+			case triage.Status(row.TriageStatus) == triage.Pending:
+				// Stop renders the debrief it injects from these params:
+				// the same text, rendered again from the same row.
+				if echo = triage.Echoes(sent, debrief(DebriefParams{Agent: agent, SessionID: sid}, row)); echo {
+					return nil
+				}
+			}
+		}
+		return tx.AppendPrompt(ctx, &p)
+	})
+	if err != nil || echo {
+		return PromptResult{}, echo, err
 	}
-	return PromptResult{Kept: true, Number: p.Number, Truncated: truncated}, nil
+	return PromptResult{Kept: true, Number: p.Number, Truncated: truncated}, false, nil
 }

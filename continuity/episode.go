@@ -250,12 +250,8 @@ type PromptEventResult struct {
 func (s *Service) UserPrompt(ctx context.Context, tenant string, p PromptParams) (PromptEventResult, error) {
 	var res PromptEventResult
 	id, err := s.episode(ctx, tenant, p.EventParams, func(ctx context.Context) error {
-		echo, err := s.debriefEcho(ctx, tenant, p.Agent, p.SessionID, p.Prompt)
-		if err != nil || echo {
-			res.SkippedDebrief = echo
-			return err
-		}
-		res.Prompt, err = s.RecordPrompt(ctx, tenant, p.Agent, p.SessionID, p.Prompt)
+		var err error
+		res.Prompt, res.SkippedDebrief, err = s.keepPrompt(ctx, tenant, p.Agent, p.SessionID, p.Prompt, true)
 		return renamed(err, oneField("text", "prompt"))
 	})
 	res.ReceiptID = id

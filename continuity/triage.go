@@ -206,35 +206,3 @@ func debrief(p DebriefParams, row *Session) string {
 	}
 	return triage.Debrief(in)
 }
-
-// debriefEcho reports whether prompt is the debrief a Stop of the
-// conversation injected for its pending attempt, as a harness that
-// continues the blocked turn with the block's reason sends it back (Gemini
-// CLI's BeforeAgent): the same words, whatever white space surrounds or
-// separates them. A conversation with no row, or none pending, has no
-// debrief in flight; a key that is not valid is left for the prompt's own
-// validation to name.
-func (s *Service) debriefEcho(ctx context.Context, tenant, agent, sid, prompt string) (bool, error) {
-	t, a, id, err := sessionKey(tenant, agent, sid)
-	if err != nil {
-		return false, nil
-	}
-	var row *Session
-	err = s.store.Read(ctx, t, func(ctx context.Context, tx Tx) error {
-		var rerr error
-		row, rerr = tx.SessionByKey(ctx, a, id)
-		return rerr
-	})
-	switch {
-	case ErrorCode(err) == CodeNotFound:
-		return false, nil
-	case err != nil:
-		return false, err
-	case triage.Status(row.TriageStatus) != triage.Pending:
-		return false, nil
-	}
-	// Stop renders the debrief it injects from these params: the same
-	// text, rendered again from the same row.
-	injected := debrief(DebriefParams{Agent: agent, SessionID: sid}, row)
-	return strings.Join(strings.Fields(prompt), " ") == strings.Join(strings.Fields(injected), " "), nil
-}

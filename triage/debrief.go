@@ -140,3 +140,13 @@ func longestRun(s string, c byte) int {
 	}
 	return longest
 }
+
+// Echoes reports whether prompt is debrief sent back: a harness that
+// continues a turn a Stop hook blocked may send the block's reason as the
+// next turn's prompt (Gemini CLI's BeforeAgent after an AfterAgent deny),
+// then not the person's. The same words, whatever white space surrounds or
+// separates them (the harness may pad it, reflow its line ends, or get it
+// as the hook cleaned it); a part of it, or more, is a prompt.
+func Echoes(prompt, debrief string) bool {
+	return strings.Join(strings.Fields(prompt), " ") == strings.Join(strings.Fields(debrief), " ")
+}

@@ -278,3 +278,25 @@ func ExampleDebrief() {
 	// }
 	// ```
 }
+
+// TestEchoes: the debrief sent back, however white space pads or reflows
+// it, is an echo; a part of it, more, or another prompt is not.
+func TestEchoes(t *testing.T) {
+	d := triage.Debrief(triage.DebriefInput{Project: "baton", SessionRunID: "0195d1b2-7c3e-7abc-9def-000000000001"})
+	for _, tc := range []struct {
+		name, prompt string
+		echo         bool
+	}{
+		{"as sent", d, true},
+		{"padded", " \n\t" + d + "\n\n", true},
+		{"CRLF", strings.ReplaceAll(d, "\n", "\r\n"), true},
+		{"its first paragraph", strings.SplitN(d, "\n\n", 2)[0], false},
+		{"with more", d + " and the tests", false},
+		{"another prompt", "ship the parser", false},
+		{"empty", "", false},
+	} {
+		if got := triage.Echoes(tc.prompt, d); got != tc.echo {
+			t.Errorf("%s: Echoes = %v, want %v", tc.name, got, tc.echo)
+		}
+	}
+}
