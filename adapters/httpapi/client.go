@@ -16,7 +16,6 @@ import (
 
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/continuity"
-	"github.com/batonhq/baton/continuity/inject"
 	"github.com/batonhq/baton/internal/runes"
 	"github.com/batonhq/baton/provenance"
 	"github.com/google/uuid"
@@ -246,11 +245,11 @@ func decodeAnswer(rt *route, status int, ctype string, answer []byte, out any) e
 // print on one line of a terminal, as the hook prints it on its one stderr
 // line and every command on the person's terminal: a code outside baton's
 // set is the status's, and the message and the fields are on one line
-// each (inject.OneLine: no control character, no escape sequence, no line
+// each (runes.OneLine: no control character, no escape sequence, no line
 // separator) and bounded (maxErrorText, maxErrorFields). A baton server's
 // errors are such text already, and come back as they were.
 func serverError(e *continuity.Error, status int) *continuity.Error {
-	text := func(s string) string { return runes.Ellipsize(inject.OneLine(s), maxErrorText) }
+	text := func(s string) string { return runes.Ellipsize(runes.OneLine(s), maxErrorText) }
 	out := &continuity.Error{Code: e.Code, Message: text(e.Message)}
 	if _, ok := statuses[e.Code]; !ok {
 		out.Code = codeOf(status)

@@ -22,5 +22,5 @@
 //
 //	inject.go   IDInstruction, Startup, Overhead, Briefing, Fallback, Nudge, and the budget cut
 //	pointer.go  PointerInput, FromMarker, Continuation (the bottle pointer's wording)
-//	text.go     OneLine and clean, the two sanitizers every text passes through
+//	text.go     clean, the block sanitizer (runes.OneLine is the line's)
 package inject

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/batonhq/baton/internal/runes"
 )
 
 // IDInstruction returns the one line that tells the agent its sessionRunId
@@ -13,12 +15,12 @@ import (
 // compaction. With no run id (a SessionStart that skipped the lifecycle)
 // there is nothing to pass and the line is "".
 func IDInstruction(runID, agent string) string {
-	runID = strings.TrimSpace(OneLine(runID))
+	runID = strings.TrimSpace(runes.OneLine(runID))
 	if runID == "" {
 		return ""
 	}
 	who := "This session's"
-	if agent = strings.TrimSpace(OneLine(agent)); agent != "" {
+	if agent = strings.TrimSpace(runes.OneLine(agent)); agent != "" {
 		who = "This " + agent + " session's"
 	}
 	return "[baton] " + who + " sessionRunId is " + runID + ". Pass it on every memory write so the write is attributed to this session: " +

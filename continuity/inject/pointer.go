@@ -74,16 +74,16 @@ func pointer(in PointerInput) string {
 		b.WriteString("Before doing anything else, read this session's bottle and continue the\n" +
 			"session from where it ends. Its files are laid out to fit your file tool's\n" +
 			"limits: make these reads, in this order, each as given.\n\n")
-		fmt.Fprintf(&b, "1. Read %s — %s.\n", readText(p.Index), OneLine(p.Index.Holds))
-		fmt.Fprintf(&b, "2. Read %s — %s, where the session stopped.\n", readText(p.Last), OneLine(p.Last.Holds))
+		fmt.Fprintf(&b, "1. Read %s — %s.\n", readText(p.Index), runes.OneLine(p.Index.Holds))
+		fmt.Fprintf(&b, "2. Read %s — %s, where the session stopped.\n", readText(p.Last), runes.OneLine(p.Last.Holds))
 		if p.Previous.Path != "" {
 			fmt.Fprintf(&b, "3. Only if you need more, read %s — %s;\n"+
-				"   then the older pages the index lists, newest first.\n", readText(p.Previous), OneLine(p.Previous.Holds))
+				"   then the older pages the index lists, newest first.\n", readText(p.Previous), runes.OneLine(p.Previous.Holds))
 		}
 		b.WriteString("\n")
 	} else {
 		b.WriteString("Before doing anything else, Read this file and continue the session from\nwhere it ends:\n\n")
-		fmt.Fprintf(&b, "    %s\n\n", OneLine(in.Path))
+		fmt.Fprintf(&b, "    %s\n\n", runes.OneLine(in.Path))
 		b.WriteString("(Page with offset/limit if it is long — read the tail first if you must\nprioritize.)\n\n")
 	}
 	if in.Mode == bottle.ModeReconstructed {
@@ -108,7 +108,7 @@ func pointer(in PointerInput) string {
 		fmt.Fprintf(&b, "- The last %d tool events have no observations yet (⏳ at the end of the\n"+
 			"  %s): their outcomes are not recorded. Do not assume them; check them.\n", in.Gap, end)
 	}
-	if task := strings.TrimSpace(OneLine(in.Task)); task != "" {
+	if task := strings.TrimSpace(runes.OneLine(in.Task)); task != "" {
 		task = runes.Ellipsize(task, MaxTaskLen)
 		fmt.Fprintf(&b, "\nCurrent task: %s\n", task)
 	}
@@ -118,5 +118,5 @@ func pointer(in PointerInput) string {
 // readText names one read: the file and its line range.
 func readText(r bottle.PageRead) string {
 	first := max(r.Offset, 1)
-	return fmt.Sprintf("%s (lines %d–%d)", OneLine(r.Path), first, first+max(r.Limit, 1)-1)
+	return fmt.Sprintf("%s (lines %d–%d)", runes.OneLine(r.Path), first, first+max(r.Limit, 1)-1)
 }

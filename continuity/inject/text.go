@@ -3,23 +3,9 @@ package inject
 import (
 	"strings"
 	"unicode"
-)
 
-// OneLine renders a value that came from outside on one line: invalid UTF-8
-// becomes U+FFFD, and every control character and every Unicode line or
-// paragraph separator (newline, carriage return, NEL, U+2028, U+2029, NUL)
-// becomes a space. Placed after a prefix on a line baton writes, the value
-// then cannot start a line of its own, so it cannot fake a heading; nor,
-// printed on a terminal, move the cursor or set a window's title (the
-// HTTP client reads a server's error text through it).
-func OneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if breaks(r) {
-			return ' '
-		}
-		return r
-	}, strings.ToValidUTF8(s, string(unicode.ReplacementChar)))
-}
+	"github.com/batonhq/baton/internal/runes"
+)
 
 // clean makes a block rendered elsewhere safe to pass on: invalid UTF-8
 // becomes U+FFFD, a CRLF becomes a newline, and every control character
@@ -30,7 +16,7 @@ func OneLine(s string) string {
 func clean(s string) string {
 	s = strings.ReplaceAll(strings.ToValidUTF8(s, string(unicode.ReplacementChar)), "\r\n", "\n")
 	s = strings.Map(func(r rune) rune {
-		if r != '\n' && r != '\t' && breaks(r) {
+		if r != '\n' && r != '\t' && runes.Breaks(r) {
 			return ' '
 		}
 		return r
@@ -39,10 +25,4 @@ func clean(s string) string {
 		return ""
 	}
 	return strings.TrimRight(s, " \t\n") + "\n"
-}
-
-// breaks reports whether r is a control character or a line or paragraph
-// separator: a character that may end a line for some reader.
-func breaks(r rune) bool {
-	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
 }

@@ -1,8 +1,13 @@
 // Package runes bounds text by its length in characters (runes), the unit
-// every baton limit is declared in, never cutting inside a character.
+// every baton limit is declared in, never cutting inside a character, and
+// puts text that came from outside on one line (OneLine).
 package runes
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Cut returns s cut to its first n characters, and whether anything was
 // dropped. n below zero is zero.
@@ -28,4 +33,25 @@ func Ellipsize(s string, n int) string {
 	}
 	head, _ := Cut(s, n-1)
 	return head + "…"
+}
+
+// OneLine renders a value that came from outside on one line: invalid UTF-8
+// becomes U+FFFD, and every character Breaks (newline, carriage return,
+// NEL, U+2028, U+2029, NUL, ESC) becomes a space. Placed after a prefix on a
+// line baton writes, the value then cannot start a line of its own, so it
+// cannot fake a heading; nor, printed on a terminal, move the cursor or set
+// a window's title.
+func OneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if Breaks(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, string(unicode.ReplacementChar)))
+}
+
+// Breaks reports whether r is a control character or a line or paragraph
+// separator: a character that may end a line for some reader.
+func Breaks(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
 }

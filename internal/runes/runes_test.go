@@ -46,3 +46,20 @@ func TestEllipsize(t *testing.T) {
 		}
 	}
 }
+
+// TestOneLine: every character that may end a line, or drive a terminal,
+// becomes a space; invalid UTF-8 becomes U+FFFD; the rest is kept.
+func TestOneLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain é":           "plain é",
+		"a\nb\r\nc":         "a b  c",
+		"\x1b[2J\x1b]0;t\a": " [2J ]0;t ",
+		"a\u2028b\u2029c":   "a b c",
+		"a\x00b\u0085c\td":  "a b c d",
+		"a\xffb":            "a\uFFFDb",
+	} {
+		if got := OneLine(in); got != want {
+			t.Errorf("OneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
