@@ -113,7 +113,7 @@ func TestClaudeReader(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tr := Transcript{Format: FormatClaudeCode}
-			data := strings.NewReplacer(`\xff`, "\xff", `\xfe`, "\xfe", `\xc3`, "\xc3").Replace(strings.Join(c.lines, "\n") + "\n")
+			data := transcriptOf(c.lines)
 			end, err := tr.ReadLines(strings.NewReader(data), 0)
 			if err != nil {
 				t.Fatal(err)
@@ -208,7 +208,7 @@ func TestCodexReader(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tr := Transcript{Format: FormatCodex}
-			data := strings.NewReplacer(`\xff`, "\xff", `\xfe`, "\xfe", `\xc3`, "\xc3").Replace(strings.Join(c.lines, "\n") + "\n")
+			data := transcriptOf(c.lines)
 			if _, err := tr.ReadLines(strings.NewReader(data), 0); err != nil {
 				t.Fatal(err)
 			}
@@ -777,7 +777,7 @@ func TestReaderKeepsText(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tr := Transcript{Format: c.format}
-			data := strings.NewReplacer(`\xff`, "\xff", `\xfe`, "\xfe", `\xc3`, "\xc3").Replace(strings.Join(c.lines, "\n") + "\n")
+			data := transcriptOf(c.lines)
 			if _, err := tr.ReadLines(strings.NewReader(data), 0); err != nil {
 				t.Fatal(err)
 			}
@@ -792,4 +792,10 @@ func TestReaderKeepsText(t *testing.T) {
 			}
 		})
 	}
+}
+
+// transcriptOf joins lines into a transcript, each `\xff`, `\xfe` and
+// `\xc3` written in them as the raw byte it names (not UTF-8 on its own).
+func transcriptOf(lines []string) string {
+	return strings.NewReplacer(`\xff`, "\xff", `\xfe`, "\xfe", `\xc3`, "\xc3").Replace(strings.Join(lines, "\n") + "\n")
 }
