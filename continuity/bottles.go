@@ -5,6 +5,7 @@ import (
 	"maps"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/bottle/privacy"
@@ -71,6 +72,21 @@ func bottleKey(tenant, agent, sessionID string, fields map[string]string) (strin
 //
 // Errors: invalid.
 func (s *Service) ArmBottle(ctx context.Context, tenant, agent string, m bottle.Marker) error {
+	now := s.clock()
+	bm, err := marker(tenant, agent, m, now)
+	if err != nil {
+		return err
+	}
+	return s.store.Write(ctx, bm.Tenant, func(ctx context.Context, tx Tx) error {
+		return s.armIn(ctx, tx, bm, now)
+	})
+}
+
+// marker validates m as ArmBottle takes it and returns the marker row it
+// arms, armed at now when m names no instant.
+//
+// Errors: invalid.
+func marker(tenant, agent string, m bottle.Marker, now time.Time) (BottleMarker, error) {
 	f := map[string]string{}
 	if strings.TrimSpace(m.Path) == "" {
 		f["path"] = "is required"
@@ -87,21 +103,24 @@ func (s *Service) ArmBottle(ctx context.Context, tenant, agent string, m bottle.
 	}
 	tenant, sid, err := bottleKey(tenant, agent, m.SessionID, f)
 	if err != nil {
-		return err
+		return BottleMarker{}, err
 	}
-	now := s.clock()
 	armedAt := m.ArmedAt
 	if armedAt.IsZero() {
 		armedAt = now
 	}
-	return s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
-		if err := tx.ArmBottle(ctx, BottleMarker{Tenant: tenant, Agent: agent, SessionID: sid, Path: m.Path, Mode: string(m.Mode), Gap: m.Gap,
-			Task: m.Task, ArmedAt: armedAt}); err != nil {
-			return err
-		}
-		return tx.AppendLedger(ctx, s.ledgerKeep, LedgerEntry{ID: s.newID(), Tenant: tenant, Event: EventBottleArmed, At: now, Session: sid,
-			Fields: map[string]string{"agent": agent, "mode": string(m.Mode)}})
-	})
+	return BottleMarker{Tenant: tenant, Agent: agent, SessionID: sid, Path: m.Path, Mode: string(m.Mode), Gap: m.Gap,
+		Task: m.Task, ArmedAt: armedAt}, nil
+}
+
+// armIn arms the validated marker m in tx and records it in the ledger at
+// now.
+func (s *Service) armIn(ctx context.Context, tx Tx, m BottleMarker, now time.Time) error {
+	if err := tx.ArmBottle(ctx, m); err != nil {
+		return err
+	}
+	return tx.AppendLedger(ctx, s.ledgerKeep, LedgerEntry{ID: s.newID(), Tenant: m.Tenant, Event: EventBottleArmed, At: now, Session: m.SessionID,
+		Fields: map[string]string{"agent": m.Agent, "mode": m.Mode}})
 }
 
 // ClaimBottle consumes the conversation's armed marker in one atomic update:
@@ -121,35 +140,29 @@ func (s *Service) ClaimBottle(ctx context.Context, tenant, agent, sessionID stri
 	return got.bottleMarker(), true, nil
 }
 
-// disarmBottle consumes the conversation's armed marker, if any, for no
-// SessionStart: the ledger says it was disarmed, not claimed.
-func (s *Service) disarmBottle(ctx context.Context, tenant, agent, sessionID string) error {
-	tenant, sid, err := bottleKey(tenant, agent, sessionID, nil)
-	if err != nil {
-		return err
-	}
-	_, err = s.consume(ctx, tenant, agent, sid, EventBottleDisarmed)
-	return err
-}
-
 // consume consumes the conversation's armed marker in one transaction and
 // records it as event; nil when none is armed.
 func (s *Service) consume(ctx context.Context, tenant, agent, sid, event string) (*BottleMarker, error) {
 	var got *BottleMarker
 	err := s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
-		now := s.clock()
-		m, err := tx.ClaimBottle(ctx, agent, sid, now)
-		if ErrorCode(err) == CodeNotFound {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		got = m
-		return tx.AppendLedger(ctx, s.ledgerKeep, LedgerEntry{ID: s.newID(), Tenant: m.Tenant, Event: event, At: now, Session: sid,
-			Fields: map[string]string{"agent": agent}})
+		var err error
+		got, err = s.consumeIn(ctx, tx, agent, sid, event, s.clock())
+		return err
 	})
 	return got, err
+}
+
+// consumeIn is consume inside tx, at now.
+func (s *Service) consumeIn(ctx context.Context, tx Tx, agent, sid, event string, now time.Time) (*BottleMarker, error) {
+	m, err := tx.ClaimBottle(ctx, agent, sid, now)
+	if ErrorCode(err) == CodeNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m, tx.AppendLedger(ctx, s.ledgerKeep, LedgerEntry{ID: s.newID(), Tenant: m.Tenant, Event: event, At: now, Session: sid,
+		Fields: map[string]string{"agent": agent}})
 }
 
 func (m *BottleMarker) bottleMarker() bottle.Marker {

@@ -416,18 +416,10 @@ func (s *Service) PreCompact(ctx context.Context, tenant string, p PreCompactPar
 		if err := fieldsErr(f); err != nil {
 			return err
 		}
-		switch {
-		case p.Sealed == nil && !p.Provisional:
-			// A compaction that sealed nothing (its seal failed, or no
-			// bottle is kept): a marker an earlier seal left armed (its
-			// compaction reached no SessionStart) names a bottle that is
-			// not this compaction's record, and is disarmed, so the
-			// compact SessionStart renders on demand instead.
-			if err := s.disarmBottle(ctx, tenant, p.Agent, p.SessionID); err != nil {
-				return err
-			}
-		case p.Sealed != nil:
-			if err := s.ArmBottle(ctx, tenant, p.Agent, *p.Sealed); err != nil {
+		var arm *BottleMarker
+		if p.Sealed != nil {
+			m, err := marker(tenant, p.Agent, *p.Sealed, s.clock())
+			if err != nil {
 				return renamed(err, func(k string) string {
 					switch k {
 					case "tenant", "agent", "sessionId":
@@ -436,14 +428,54 @@ func (s *Service) PreCompact(ctx context.Context, tenant string, p PreCompactPar
 					return "sealed." + k
 				})
 			}
-			res.Armed = true
+			arm = &m
 			if p.Episode.BottlePath == "" {
 				p.Episode.BottlePath = p.Sealed.Path
 			}
 		}
-		r, err := s.record(ctx, tenant, p.Agent, p.SessionID, RecordCheckpoint, p.Episode, p.Trigger, false)
-		res.Checkpoint = r
-		return err
+		tenant, agent, sid, err := sessionKey(tenant, p.Agent, p.SessionID)
+		if err != nil {
+			return err
+		}
+		// The marker and the checkpoint are one transaction; a marker is
+		// kept even for a conversation this store has not seen (hooks
+		// installed mid-session), whose compact SessionStart takes it up
+		// and claims the pointer, while the checkpoint fails not_found.
+		var unseen error
+		err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
+			now := s.clock()
+			switch {
+			case arm != nil:
+				if err := s.armIn(ctx, tx, *arm, now); err != nil {
+					return err
+				}
+				res.Armed = true
+			case !p.Provisional:
+				// A compaction that sealed nothing (its seal failed, or
+				// no bottle is kept): a marker an earlier seal left armed
+				// (its compaction reached no SessionStart) names a bottle
+				// that is not this compaction's record, and is disarmed,
+				// so the compact SessionStart renders on demand instead.
+				if _, err := s.consumeIn(ctx, tx, agent, sid, EventBottleDisarmed, now); err != nil {
+					return err
+				}
+			}
+			row, err := tx.SessionByKey(ctx, agent, sid)
+			if ErrorCode(err) == CodeNotFound {
+				unseen = err
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			res.Checkpoint, err = s.writeRecord(ctx, tx, row, RecordCheckpoint, p.Episode, p.Trigger, now, false)
+			return err
+		})
+		if err != nil {
+			res.Armed = false
+			return err
+		}
+		return unseen
 	})
 	res.ReceiptID = id
 	return res, err
