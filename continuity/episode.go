@@ -157,7 +157,7 @@ func (s *Service) SessionStart(ctx context.Context, tenant string, p StartParams
 				if err != nil {
 					return err
 				}
-				res.SessionRunID, res.ActivationEpoch, res.Started, res.ArchiveBottle = c.SessionRunID, c.ActivationEpoch, c.Started, true
+				res.SessionRunID, res.ActivationEpoch, res.Started, res.Resurrected, res.ArchiveBottle = c.SessionRunID, c.ActivationEpoch, c.Started, c.Resurrected, true
 				// A clear means forget: the bottle is archived, and its
 				// marker consumed so that no later activation injects it.
 				if _, _, err := s.ClaimBottle(ctx, tenant, p.Agent, p.SessionID); err != nil {

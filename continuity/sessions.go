@@ -515,6 +515,9 @@ type ClearResult struct {
 	// Started says the probe found no row, so the clear opened one as a
 	// startup.
 	Started bool `json:"started"`
+	// Resurrected says the probe found the row closed or lapsed and
+	// resurrected it (epoch+1).
+	Resurrected bool `json:"resurrected,omitempty"`
 }
 
 // Clear resolves a /clear against the store: a heartbeat probe; not_found
@@ -532,7 +535,7 @@ func (s *Service) Clear(ctx context.Context, tenant string, p OpenParams) (Clear
 	}
 	hb, err := s.Heartbeat(ctx, tenant, HeartbeatParams{Agent: p.Agent, SessionID: p.SessionID})
 	if err == nil {
-		return ClearResult{SessionRunID: hb.SessionRunID, ActivationEpoch: hb.ActivationEpoch}, nil
+		return ClearResult{SessionRunID: hb.SessionRunID, ActivationEpoch: hb.ActivationEpoch, Resurrected: hb.Resurrected}, nil
 	}
 	if ErrorCode(err) != CodeNotFound {
 		return ClearResult{}, err

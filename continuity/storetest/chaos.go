@@ -28,6 +28,9 @@ type chaosCall struct {
 	record uuid.UUID
 	// want is the code the call must fail with; "" when it may succeed.
 	want continuity.Code
+	// activated says the call began an activation (epoch+1): a resume,
+	// a reopen, a resurrection.
+	activated bool
 }
 
 // chaosOps are the operations scenarioChaos mixes: every lifecycle event a
@@ -64,7 +67,7 @@ var chaosOps = []struct {
 		p.Nudge = rng.IntN(2) == 0
 		p.StopHookActive = rng.IntN(3) == 0
 		r, err := s.a.Stop(s.ctx, p)
-		return chaosCall{episode: true, receipt: r.ReceiptID, err: err, run: r.SessionRunID, epoch: r.ActivationEpoch}
+		return chaosCall{episode: true, receipt: r.ReceiptID, err: err, run: r.SessionRunID, epoch: r.ActivationEpoch, activated: r.Resurrected}
 	}},
 	{"precompact", func(s *scene, rng *rand.Rand, sid, _ string) chaosCall {
 		p := preCompactOf(sid)
@@ -78,13 +81,16 @@ var chaosOps = []struct {
 		return chaosCall{episode: true, receipt: r.ReceiptID, err: err, record: r.Checkpoint.ID, run: r.Checkpoint.SessionRunID}
 	}},
 	{"end", func(s *scene, _ *rand.Rand, sid, _ string) chaosCall {
-		r, err := s.a.SessionEnd(s.ctx, continuity.EndParams{EventParams: hookEvent(evEnd, sid), Reason: "exit"})
+		// The longest budget: this is about interleavings, and 32 callers
+		// on a loaded machine may queue past the hook's default.
+		r, err := s.a.SessionEnd(s.ctx, continuity.EndParams{EventParams: hookEvent(evEnd, sid), Reason: "exit",
+			BudgetMillis: int(continuity.MaxEndBudget / time.Millisecond)})
 		return chaosCall{episode: true, receipt: r.ReceiptID, err: err, record: r.Handover.ID, run: r.Close.SessionRunID, epoch: r.Close.ActivationEpoch}
 	}},
 	{"heartbeat", func(s *scene, _ *rand.Rand, sid, _ string) chaosCall {
 		msg := "Still on the step."
 		r, err := s.a.Heartbeat(s.ctx, continuity.HeartbeatParams{Agent: agent, SessionID: sid, LastMessageExcerpt: &msg, Stop: true})
-		return chaosCall{err: err, run: r.SessionRunID, epoch: r.ActivationEpoch}
+		return chaosCall{err: err, run: r.SessionRunID, epoch: r.ActivationEpoch, activated: r.Resurrected}
 	}},
 	{"close", func(s *scene, _ *rand.Rand, sid, _ string) chaosCall {
 		r, err := s.a.Close(s.ctx, continuity.CloseParams{Agent: agent, SessionID: sid})
@@ -100,7 +106,8 @@ var chaosOps = []struct {
 
 func chaosStart(s *scene, sid string, src continuity.Source) chaosCall {
 	r, err := s.a.SessionStart(s.ctx, startOf(sid, src, "baton"))
-	return chaosCall{episode: true, receipt: r.ReceiptID, err: err, run: r.SessionRunID, epoch: r.ActivationEpoch}
+	return chaosCall{episode: true, receipt: r.ReceiptID, err: err, run: r.SessionRunID, epoch: r.ActivationEpoch,
+		activated: src == continuity.SourceResume || r.Reopened || r.Resurrected}
 }
 
 // scenarioChaos: 32 callers mix every lifecycle event and the session and
@@ -112,8 +119,9 @@ func chaosStart(s *scene, sid string, src continuity.Source) chaosCall {
 // fails for a reason of the store's own (internal), each episode call
 // leaves exactly its receipt and, when it failed, exactly one failure
 // naming it, each record a call returned was committed, each conversation
-// keeps its one run and an epoch no call saw ahead of the row's, and the
-// doctor finds no receipt unanswered.
+// keeps its one run and an epoch no call saw ahead of the row's, no two
+// calls began the same activation, and the doctor finds no receipt
+// unanswered.
 func scenarioChaos(t *testing.T, h ScenarioHarness) {
 	for seed := range uint64(3) {
 		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) { chaos(t, h, seed) })
@@ -219,9 +227,11 @@ func chaos(t *testing.T, h ScenarioHarness, seed uint64) {
 		}
 	}
 
-	// One run per conversation, its epoch never behind one a call saw.
+	// One run per conversation, its epoch never behind one a call saw, and
+	// no two calls that began an activation began the same one.
 	for _, sid := range sids {
 		v := s.session(s.a, sid)
+		began := map[int]string{}
 		if v.ID != runs[sid] {
 			t.Errorf("conversation %s is run %v, want its startup's %v", sid, v.ID, runs[sid])
 		}
@@ -235,6 +245,13 @@ func chaos(t *testing.T, h ScenarioHarness, seed uint64) {
 			if c.epoch > v.ActivationEpoch {
 				t.Errorf("%s of %s answered epoch %d, ahead of the row's %d", c.op, sid, c.epoch, v.ActivationEpoch)
 			}
+			if !c.activated {
+				continue
+			}
+			if other, ok := began[c.epoch]; ok {
+				t.Errorf("%s and %s of %s both began activation %d", other, c.op, sid, c.epoch)
+			}
+			began[c.epoch] = c.op
 		}
 	}
 

@@ -55,6 +55,7 @@ func RunScenarios(t *testing.T, h ScenarioHarness) {
 	t.Run("Isolation", func(t *testing.T) { scenarioIsolation(t, h) })
 	t.Run("Attribution", func(t *testing.T) { scenarioAttribution(t, h) })
 	t.Run("Doctor", func(t *testing.T) { scenarioDoctor(t, h) })
+	t.Run("Activations", func(t *testing.T) { scenarioActivations(t, h) })
 	t.Run("Chaos", func(t *testing.T) { scenarioChaos(t, h) })
 }
 
