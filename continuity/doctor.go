@@ -143,6 +143,11 @@ type doctorFacts struct {
 	// receipts, failures and record lines over the window, newest first.
 	counts map[string]int
 	lines  []LedgerEntry
+	// kept are the conversations (by answerKey) that the window's lines
+	// leave a receipt of unanswered but that kept a record of the kind it
+	// expects from before that receipt: a repeated SessionEnd, which
+	// writes no second handover, found it.
+	kept map[answerKey]bool
 	// stuck counts the rows pending a triage attempt past their lease.
 	stuck int
 	// armed are the markers armed past a lease ago and never claimed.
@@ -225,6 +230,21 @@ func readDoctorFacts(ctx context.Context, tx Tx, pol doctorPolicy, now time.Time
 	if err != nil {
 		return f, err
 	}
+	f.kept = map[answerKey]bool{}
+	for _, l := range unanswered(f.lines, nil, now) {
+		k := answerKeyOf(l)
+		if _, asked := f.kept[k]; asked {
+			continue
+		}
+		if len(f.kept) == MaxDoctorFindings {
+			break // the rest are counted unanswered
+		}
+		rs, err := tx.Records(ctx, RecordQuery{Agent: k.agent, SessionID: k.session, Kinds: []RecordKind{RecordKind(strings.TrimPrefix(k.event, "record."))}, Limit: 1})
+		if err != nil {
+			return f, err
+		}
+		f.kept[k] = len(rs) == 1 && !rs[0].CreatedAt.After(l.At)
+	}
 	f.stuck, err = tx.CountSessions(ctx, SessionCount{TriageStatus: string(triage.Pending), SeenAfter: expired.Add(-pol.window()), SeenNotAfter: expired})
 	if err != nil {
 		return f, err
@@ -256,7 +276,7 @@ func diagnose(f doctorFacts, pol doctorPolicy, now time.Time) DoctorReport {
 		r.Findings = append(r.Findings, writerStopped(p, pol, now)...)
 	}
 	r.Findings = append(r.Findings, unclosedSessions(f, pol)...)
-	r.Findings = append(r.Findings, unansweredReceipts(f.lines, now)...)
+	r.Findings = append(r.Findings, unansweredReceipts(f.lines, f.kept, now)...)
 	r.Findings = append(r.Findings, failedEvents(f, pol)...)
 	if f.stuck > 0 {
 		r.Findings = append(r.Findings, Finding{Check: CheckStuckTriage, Severity: SeverityWarning,
@@ -348,41 +368,57 @@ func pluralPronoun(n int) string {
 // checkpoint's or a handover's) with neither that line for its
 // conversation nor a failure naming it, once MaxEndBudget has passed. A
 // repeated SessionEnd writes no second handover, so any line of the kind
-// of the conversation in the window answers it.
-func unansweredReceipts(lines []LedgerEntry, now time.Time) []Finding {
+// of the conversation in the window answers it, and so does a record of
+// the kind the conversation kept from before the receipt (kept).
+func unansweredReceipts(lines []LedgerEntry, kept map[answerKey]bool, now time.Time) []Finding {
+	open := unanswered(lines, kept, now)
+	if len(open) == 0 {
+		return nil
+	}
+	newest := open[0]
+	return []Finding{{Check: CheckUnansweredReceipt, Severity: SeverityWarning, Agent: newest.Fields["agent"], SessionID: newest.Session,
+		Sentence: fmt.Sprintf("%s arrived and left neither the record its work writes nor a failure (the newest: %s %s, which writes a %s, %s ago): the work after the receipt stopped without a trace, a killed hook or a silent refusal. Raise the harness's hook timeout if it kills baton's end hook, else report it with `baton doctor --json`.",
+			plural(len(open), "hook event"), newest.Fields["provider"], newest.Fields["provider_event"], strings.TrimPrefix(newest.Fields[receiptExpects], "record."),
+			freshness.Compact(now.Sub(newest.At)))}}
+}
+
+// answerKey is the line that answers a receipt: the record event it
+// expects, of its conversation.
+type answerKey struct{ event, agent, session string }
+
+// answerKeyOf is the answerKey a receipt expects, or a record line is.
+func answerKeyOf(l LedgerEntry) answerKey {
+	if want := l.Fields[receiptExpects]; want != "" {
+		return answerKey{want, l.Fields["agent"], l.Session}
+	}
+	return answerKey{l.Event, l.Fields["agent"], l.Session}
+}
+
+// unanswered returns the receipts of lines (newest first) past
+// MaxEndBudget that expect a record line, have no failure, and are
+// answered neither by a line of lines nor by kept.
+func unanswered(lines []LedgerEntry, kept map[answerKey]bool, now time.Time) []LedgerEntry {
 	failed := map[string]bool{}
-	derived := map[[3]string]bool{}
+	derived := map[answerKey]bool{}
 	for _, l := range lines {
 		switch l.Event {
 		case EventFailed:
 			failed[l.Fields["receipt"]] = true
 		case EventReceived:
 		default:
-			derived[[3]string{l.Event, l.Fields["agent"], l.Session}] = true
+			derived[answerKeyOf(l)] = true
 		}
 	}
-	var n int
-	var newest LedgerEntry
-	for _, l := range lines { // newest first
-		want := l.Fields[receiptExpects]
-		if l.Event != EventReceived || want == "" || now.Before(l.At.Add(MaxEndBudget)) {
+	var out []LedgerEntry
+	for _, l := range lines {
+		if l.Event != EventReceived || l.Fields[receiptExpects] == "" || now.Before(l.At.Add(MaxEndBudget)) {
 			continue
 		}
-		if failed[l.ID.String()] || derived[[3]string{want, l.Fields["agent"], l.Session}] {
-			continue
+		if k := answerKeyOf(l); !failed[l.ID.String()] && !derived[k] && !kept[k] {
+			out = append(out, l)
 		}
-		if n == 0 {
-			newest = l
-		}
-		n++
 	}
-	if n == 0 {
-		return nil
-	}
-	return []Finding{{Check: CheckUnansweredReceipt, Severity: SeverityWarning, Agent: newest.Fields["agent"], SessionID: newest.Session,
-		Sentence: fmt.Sprintf("%s arrived and left neither the record its work writes nor a failure (the newest: %s %s, which writes a %s, %s ago): the work after the receipt stopped without a trace, a killed hook or a silent refusal. Raise the harness's hook timeout if it kills baton's end hook, else report it with `baton doctor --json`.",
-			plural(n, "hook event"), newest.Fields["provider"], newest.Fields["provider_event"], strings.TrimPrefix(newest.Fields[receiptExpects], "record."),
-			freshness.Compact(now.Sub(newest.At)))}}
+	return out
 }
 
 // failedEvents: receipts whose work failed and left its failure.

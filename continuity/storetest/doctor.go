@@ -28,6 +28,7 @@ func testDoctor(t *testing.T, h Harness) {
 	t.Run("WriterStopped", func(t *testing.T) { testDoctorWriterStopped(t, h) })
 	t.Run("UnclosedSessions", func(t *testing.T) { t.Parallel(); testDoctorUnclosed(t, h) })
 	t.Run("UnansweredReceipt", func(t *testing.T) { t.Parallel(); testDoctorUnanswered(t, h) })
+	t.Run("RepeatedEndAfterTheWindow", func(t *testing.T) { t.Parallel(); testDoctorRepeatedEnd(t, h) })
 	t.Run("FailedEvents", func(t *testing.T) { t.Parallel(); testDoctorFailed(t, h) })
 	t.Run("StuckTriage", func(t *testing.T) { t.Parallel(); testDoctorStuckTriage(t, h) })
 	t.Run("CloserFailures", func(t *testing.T) { t.Parallel(); testDoctorCloser(t, h) })
@@ -308,6 +309,47 @@ func testDoctorUnanswered(t *testing.T, h Harness) {
 		t.Fatal(err)
 	}
 	wantBoundaries(t, f, continuity.CheckUnansweredReceipt, continuity.SeverityWarning, []boundary{{"answered by its failure", f.clock.Now(), false}})
+}
+
+// testDoctorRepeatedEnd: a SessionEnd repeated for a closed conversation
+// writes no second handover; the doctor finds the handover it found
+// though that handover's line has left the window and the repeat's
+// receipt has not. A receipt of a conversation with no handover at all
+// is still unanswered.
+func testDoctorRepeatedEnd(t *testing.T, h Harness) {
+	ctx := context.Background()
+	f := newFixture(t, h)
+	mustOpen(t, f, tenantA, startup("s1"))
+	mustOpen(t, f, tenantA, startup("s2"))
+	end := func(sid string) {
+		t.Helper()
+		_, err := f.svc.SessionEnd(ctx, tenantA, continuity.EndParams{EventParams: hookEvent(evEnd, sid), Reason: "exit"})
+		must(t, "end "+sid, err)
+	}
+	end("s2")
+	window := freshness.Default.Stale
+	f.clock.Advance(window / 2)
+	end("s2") // repeated: the same handover, no second line
+	repeat := f.clock.Now()
+	us := time.Microsecond
+	wantBoundaries(t, f, continuity.CheckUnansweredReceipt, continuity.SeverityWarning, []boundary{
+		{"the handover's line in the window", repeat.Add(continuity.MaxEndBudget), false},
+		{"the handover's line just left the window", repeat.Add(window/2 + us), false},
+		{"the repeat's receipt at the window's edge", repeat.Add(window - us), false},
+	})
+	// A killed SessionEnd of s1, which never wrote a handover.
+	f.clock.Set(repeat.Add(window / 2))
+	_, err := f.svc.AppendEvent(ctx, tenantA, continuity.EventReceived, "s1", map[string]string{
+		"provider": agent, "provider_event": evEnd, "agent": agent, "expects": "record.handover"})
+	must(t, "receipt", err)
+	fired := wantBoundaries(t, f, continuity.CheckUnansweredReceipt, continuity.SeverityWarning, []boundary{
+		{"s1's receipt past the end budget", f.clock.Now().Add(continuity.MaxEndBudget), true},
+	})
+	for _, w := range fired {
+		if w.SessionID != "s1" || !strings.Contains(w.Sentence, "1 hook event arrived") {
+			t.Errorf("finding %+v, want s1's receipt alone", w)
+		}
+	}
 }
 
 // testDoctorFailed: failures over the window.
