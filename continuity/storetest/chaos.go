@@ -31,6 +31,8 @@ type chaosCall struct {
 	// activated says the call began an activation (epoch+1): a resume,
 	// a reopen, a resurrection.
 	activated bool
+	// armed and claimed say the call armed a bottle marker, or claimed one.
+	armed, claimed bool
 }
 
 // chaosOps are the operations scenarioChaos mixes: every lifecycle event a
@@ -78,7 +80,7 @@ var chaosOps = []struct {
 			p.Provisional = true
 		}
 		r, err := s.a.PreCompact(s.ctx, p)
-		return chaosCall{episode: true, receipt: r.ReceiptID, err: err, record: r.Checkpoint.ID, run: r.Checkpoint.SessionRunID}
+		return chaosCall{episode: true, receipt: r.ReceiptID, err: err, record: r.Checkpoint.ID, run: r.Checkpoint.SessionRunID, armed: r.Armed}
 	}},
 	{"end", func(s *scene, _ *rand.Rand, sid, _ string) chaosCall {
 		// The longest budget: this is about interleavings, and 32 callers
@@ -96,6 +98,13 @@ var chaosOps = []struct {
 		r, err := s.a.Close(s.ctx, continuity.CloseParams{Agent: agent, SessionID: sid})
 		return chaosCall{err: err, run: r.SessionRunID, epoch: r.ActivationEpoch}
 	}},
+	{"bottle.arm", func(s *scene, _ *rand.Rand, sid, _ string) chaosCall {
+		return chaosCall{err: s.a.ArmBottle(s.ctx, agent, *sealedOf(sid)), armed: true}
+	}},
+	{"bottle.claim", func(s *scene, _ *rand.Rand, sid, _ string) chaosCall {
+		_, ok, err := s.a.ClaimBottle(s.ctx, agent, sid)
+		return chaosCall{err: err, claimed: ok}
+	}},
 	{"remember", func(s *scene, rng *rand.Rand, sid, run string) chaosCall {
 		kind := []continuity.MemoryKind{continuity.KindCommitment, continuity.KindDecision}[rng.IntN(2)]
 		topic := sid + " topic " + strconv.Itoa(rng.IntN(1000))
@@ -107,7 +116,7 @@ var chaosOps = []struct {
 func chaosStart(s *scene, sid string, src continuity.Source) chaosCall {
 	r, err := s.a.SessionStart(s.ctx, startOf(sid, src, "baton"))
 	return chaosCall{episode: true, receipt: r.ReceiptID, err: err, run: r.SessionRunID, epoch: r.ActivationEpoch,
-		activated: src == continuity.SourceResume || r.Reopened || r.Resurrected}
+		activated: src == continuity.SourceResume || r.Reopened || r.Resurrected, claimed: r.Marker != nil}
 }
 
 // scenarioChaos: 32 callers mix every lifecycle event and the session and
@@ -120,8 +129,8 @@ func chaosStart(s *scene, sid string, src continuity.Source) chaosCall {
 // leaves exactly its receipt and, when it failed, exactly one failure
 // naming it, each record a call returned was committed, each conversation
 // keeps its one run and an epoch no call saw ahead of the row's, no two
-// calls began the same activation, and the doctor finds no receipt
-// unanswered.
+// calls began the same activation, no bottle marker is claimed more often
+// than markers were armed, and the doctor finds no receipt unanswered.
 func scenarioChaos(t *testing.T, h ScenarioHarness) {
 	for seed := range uint64(3) {
 		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) { chaos(t, h, seed) })
@@ -255,6 +264,20 @@ func chaos(t *testing.T, h ScenarioHarness, seed uint64) {
 		}
 	}
 
+	// A marker is claimed at most once: never more claims than arms.
+	for _, sid := range sids {
+		arms, claims := 0, 0
+		for _, c := range calls {
+			if c.sid == sid && c.err == nil {
+				arms += b2i(c.armed)
+				claims += b2i(c.claimed)
+			}
+		}
+		if claims > arms {
+			t.Errorf("conversation %s: %d markers claimed, but %d armed", sid, claims, arms)
+		}
+	}
+
 	rep, err := s.a.Doctor(s.ctx)
 	if err != nil {
 		t.Fatalf("doctor: %v", err)
@@ -262,4 +285,11 @@ func chaos(t *testing.T, h ScenarioHarness, seed uint64) {
 	if i := slices.IndexFunc(rep.Findings, func(f continuity.Finding) bool { return f.Check == continuity.CheckUnansweredReceipt }); i >= 0 {
 		t.Errorf("the doctor finds a receipt unanswered: %s", rep.Findings[i].Sentence)
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
