@@ -572,7 +572,7 @@ func TestBrief(t *testing.T) {
 }
 
 // fuzzReader checks the reader's contract on arbitrary bytes: no panic, the
-// cursor on a line boundary, nothing private kept.
+// cursor on a line boundary, nothing private kept nor rendered.
 func fuzzReader(t *testing.T, format Format, data []byte) {
 	tr := Transcript{Format: format}
 	end, err := tr.ReadLines(bytes.NewReader(data), 0)
@@ -600,7 +600,10 @@ func fuzzReader(t *testing.T, format Format, data []byte) {
 			t.Fatalf("entry position %d outside [0,%d)", e.Pos, end)
 		}
 	}
-	_ = Render(Page{SessionID: "s", Transcript: &tr}, renderedAt)
+	md := Render(Page{SessionID: tr.SessionID, Transcript: &tr, TranscriptPath: tr.Project}, renderedAt).Markdown
+	if tag := privacy.Residue(string(md)); tag != "" {
+		t.Fatalf("<%s> survived in the bottle:\n%s", tag, md)
+	}
 	// Read whole, last line included, the same bytes keep nothing private.
 	whole := Transcript{Format: format}
 	if err := whole.ReadAll(bytes.NewReader(data), int64(len(data))); err != nil {
