@@ -131,10 +131,11 @@ func (t *Transcript) parseClaude(pos int64, line []byte) bool {
 	// A slash command is the turn the person typed, whatever it expands to;
 	// a local command's output retracts it (it was not sent to the model).
 	var parts []string
-	var command string
+	var command, open string
 	var output bool
 	said := func(s string) {
-		u := unwrap(s)
+		var u userText
+		u, open = unwrapPart(open, s)
 		if u.said != "" {
 			parts = append(parts, u.said)
 		}

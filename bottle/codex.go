@@ -93,12 +93,14 @@ func (t *Transcript) parseCodex(pos int64, line []byte) bool {
 				}
 			}
 			var parts []string
+			var open string
 			for _, c := range it.Content {
 				if c.Type != "input_text" {
 					continue
 				}
-				if said := unwrap(c.Text).said; said != "" {
-					parts = append(parts, said)
+				var u userText
+				if u, open = unwrapPart(open, c.Text); u.said != "" {
+					parts = append(parts, u.said)
 				}
 			}
 			if len(parts) > 0 {

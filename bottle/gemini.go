@@ -346,13 +346,15 @@ var (
 	})
 )
 
-// geminiUserText removes the injected blocks from user-role text and
-// reports whether one was a compression summary. A session context names
-// the project when the transcript has not yet.
+// geminiUserText removes the private and the injected blocks from
+// user-role text, the private ones first (one may straddle an injected
+// block's end), and reports whether one was a compression summary. A
+// session context names the project when the transcript has not yet.
 func (t *Transcript) geminiUserText(s string) (text string, snapshot bool) {
 	if !strings.Contains(s, "<") {
 		return s, false
 	}
+	s = privacy.Scrub(s)
 	s = geminiInjected().ReplaceAllStringFunc(s, func(block string) string {
 		switch {
 		case strings.HasPrefix(block, "<state_snapshot>"):

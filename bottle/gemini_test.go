@@ -48,6 +48,10 @@ func TestGeminiReader(t *testing.T) {
 		{"session context alone", []string{gm("user", "u1", "", gContext)}, "", 0},
 		{"unclosed hook context fails closed", []string{gm("user", "u1", "", `[{"text":"before <hook_context>INJECTED and the rest"}]`)}, "user:before", 0},
 		{"private scrubbed", []string{gm("user", "u1", "", `[{"text":"a <private>tok</private>b"}]`)}, "user:a b", 0},
+		// The private blocks go before the injected ones: a block
+		// straddling an injected block's end keeps all it holds.
+		{"private block straddling a hook context's end", []string{gm("user", "u1", "", `[{"text":"<hook_context>I <private>SECRET</hook_context> SECRET</private> hello"}]`)}, "", 0},
+		{"private block straddling a shown hook context's end", []string{gm("user", "u1", `"displayContent":[{"text":"<hook_context>I <private>SECRET</hook_context> SECRET</private> hello"}],`, `"hello"`)}, "user:hello", 0},
 		{"state snapshot record counts a compaction", []string{gm("user", "u1", "", gSnap)}, "", 1},
 		{"continuation repeating the prompt dropped", []string{
 			gm("user", "u1", "", `[{"text":"<hook_context>I</hook_context>\n\nhello"}]`), gm("gemini", "g1", "", `"r1"`),

@@ -223,8 +223,8 @@ type indexHead struct {
 func renderIndex(h indexHead, pages []pageMeta, lim ReadLimits) []byte {
 	w := lim.wrapWidth()
 	var lines []string
-	lines = wrapLine(lines, "# Session bottle — "+h.session, w)
-	project := oneLine(h.project, maxBrief) // a fact, not the conversation: bounded so the index fits
+	lines = wrapLine(lines, "# Session bottle — "+fact(h.session, maxBrief), w)
+	project := fact(h.project, maxBrief)
 	if project == "" {
 		project = "(unknown)"
 	}
@@ -233,7 +233,7 @@ func renderIndex(h indexHead, pages []pageMeta, lim ReadLimits) []byte {
 	lines = wrapLine(lines, "mode: "+h.mode, w)
 	if h.transcript != "" {
 		// An observation's id ([#…]) is its tool call's id in this file.
-		lines = wrapLine(lines, "transcript: "+oneLine(h.transcript, maxPathChars)+" (observation ids [#…] are its tool call ids)", w)
+		lines = wrapLine(lines, "transcript: "+fact(h.transcript, maxPathChars)+" (observation ids [#…] are its tool call ids)", w)
 	}
 	lines = append(lines, "")
 	n := len(pages)
@@ -472,7 +472,7 @@ func (b *builder) tail(tail []Stub, gap int) {
 		if isCode && brief != "" {
 			brief = code(brief)
 		}
-		line := "- ⏳ " + s.Tool
+		line := "- ⏳ " + fact(s.Tool, maxBrief)
 		if brief != "" {
 			line += " — " + brief
 		}

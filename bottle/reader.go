@@ -358,6 +358,18 @@ type userText struct {
 	output bool
 }
 
+// unwrapPart is unwrap of one part of user-role text (a content block),
+// privacy filtered first: a private block may straddle an envelope's end
+// ("<command-args>a <private>b</command-args> c</private>"), and walking
+// the envelope first would leave c outside any block. open is what the
+// parts before left open and the result's what this one leaves, as
+// privacy.ScrubPart has them, so a block one part opens hides what the
+// next part holds up to its close.
+func unwrapPart(open, text string) (userText, string) {
+	kept, open := privacy.ScrubPart(open, text)
+	return unwrap(kept), open
+}
+
 // unwrap walks the envelopes that user-role text starts with. Only leading
 // envelopes are the harness's: an envelope tag later in a prompt is the
 // person's words. An envelope that never closes holds the rest of the text,

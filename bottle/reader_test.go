@@ -91,6 +91,11 @@ func TestClaudeReader(t *testing.T) {
 		{"interrupt marker", []string{cl("user", "", `[{"type":"text","text":"[Request interrupted by user]"}]`)}, ""},
 		{"private-only prompt skipped", []string{cl("user", "", `"<private>all of it</private>"`)}, ""},
 		{"private stripped", []string{cl("user", "", `"a <private>tok</private>b"`)}, "user:a b"},
+		// The private blocks go before the envelopes are walked: a block
+		// straddling an envelope's end keeps all it holds.
+		{"private block straddling an envelope's end", []string{cl("user", "", `"<command-message>m <private>SECRET</command-message> SECRET</private> tail"`)}, ""},
+		{"private block straddling command arguments' end", []string{cl("user", "", `"<command-name>/x</command-name><command-args>a <private>SECRET</command-args> SECRET</private> b"`)}, "user:/x"},
+		{"private block across prompt blocks", []string{cl("user", "", `[{"type":"text","text":"<system-reminder>r</system-reminder>a <private>SECRET"},{"type":"text","text":"<bash-input>SECRET</private> b"}]`)}, "user:a\n\nb"},
 		{"assistant text only", []string{cl("assistant", "", `[{"type":"thinking","thinking":"hmm"},{"type":"text","text":"answer"}]`)}, "assistant:answer"},
 		{"split message joined", []string{
 			cl("assistant", "", `[{"type":"text","text":"one"}]`),
@@ -152,6 +157,8 @@ func TestCodexReader(t *testing.T) {
 	}{
 		{"user prompt", []string{item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}`)}, "user:hello"},
 		{"harness provenance dropped", []string{item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"<hook_prompt>N</hook_prompt>"}],"internal_chat_message_metadata_passthrough":{"content_item_metadata":[{"provenance":{"type":"harness","hook":true}}]}}`)}, ""},
+		{"private block straddling an envelope's end", []string{item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>c <private>SECRET</environment_context> SECRET</private> tail"}]}`)}, ""},
+		{"private block across input parts", []string{item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"a <private>SECRET"},{"type":"input_text","text":"<user_instructions>SECRET</private> b"}]}`)}, "user:a\n\nb"},
 		{"environment context dropped", []string{item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n<cwd>/p</cwd>\n</environment_context>"}]}`)}, ""},
 		{"prompt after environment context", []string{item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n<cwd>/p</cwd>\n</environment_context>\nPlease fix it"}]}`)}, "user:Please fix it"},
 		{"agents instructions dropped", []string{item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"# AGENTS.md instructions for /p\n\n<INSTRUCTIONS>x</INSTRUCTIONS>"}]}`)}, ""},
@@ -565,7 +572,7 @@ func TestBrief(t *testing.T) {
 }
 
 // fuzzReader checks the reader's contract on arbitrary bytes: no panic, the
-// cursor on a line boundary, nothing private kept.
+// cursor on a line boundary, nothing private kept nor rendered.
 func fuzzReader(t *testing.T, format Format, data []byte) {
 	tr := Transcript{Format: format}
 	end, err := tr.ReadLines(bytes.NewReader(data), 0)
@@ -593,7 +600,10 @@ func fuzzReader(t *testing.T, format Format, data []byte) {
 			t.Fatalf("entry position %d outside [0,%d)", e.Pos, end)
 		}
 	}
-	_ = Render(Page{SessionID: "s", Transcript: &tr}, renderedAt)
+	md := Render(Page{SessionID: tr.SessionID, Transcript: &tr, TranscriptPath: tr.Project}, renderedAt).Markdown
+	if tag := privacy.Residue(string(md)); tag != "" {
+		t.Fatalf("<%s> survived in the bottle:\n%s", tag, md)
+	}
 	// Read whole, last line included, the same bytes keep nothing private.
 	whole := Transcript{Format: format}
 	if err := whole.ReadAll(bytes.NewReader(data), int64(len(data))); err != nil {

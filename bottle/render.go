@@ -385,8 +385,17 @@ func clock(t time.Time) string {
 	return " (" + t.UTC().Format("15:04") + ")"
 }
 
+// fact is something a bottle shows beside the conversation: the session,
+// its project, the transcript's path, a tool's name, a call's id. Each is
+// taken as the transcript or the host gives it, so it passes the privacy
+// filter as every message does, and it is shown as one line of at most max
+// runes, so that it cannot add lines the page layout did not count.
+func fact(s string, max int) string {
+	return oneLine(privacy.Scrub(s), max)
+}
+
 func observationLine(o *Observation) string {
-	title := oneLine(privacy.Scrub(o.Title), maxBrief)
+	title := fact(o.Title, maxBrief)
 	var clause string
 	if o.derived {
 		clause = o.Narrative
@@ -401,8 +410,8 @@ func observationLine(o *Observation) string {
 	}
 	var b strings.Builder
 	b.WriteString("- ")
-	if o.ID != "" {
-		fmt.Fprintf(&b, "[#%s] ", o.ID)
+	if id := fact(o.ID, maxBrief); id != "" {
+		fmt.Fprintf(&b, "[#%s] ", id)
 	}
 	b.WriteString(title)
 	if clause != "" {

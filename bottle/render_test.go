@@ -1,7 +1,10 @@
 package bottle
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/batonhq/baton/bottle/privacy"
 )
 
 func TestRenderRealTranscripts(t *testing.T) {
@@ -53,6 +56,48 @@ func TestRenderRealTranscripts(t *testing.T) {
 			}
 			assertBottle(t, string(res.Markdown), c.present, c.absent)
 			golden(t, c.golden, res.Markdown)
+		})
+	}
+}
+
+// TestRenderFactsPassThePrivacyFilter: the facts a bottle shows beside the
+// conversation (the session and project a transcript names, a tool's name
+// and call id, in an observation or in the pending tail) are privacy
+// filtered as its messages are, and each stays one line, so a transcript
+// holding a private block or a line break in one neither leaks it nor adds
+// a line the page layout did not count.
+func TestRenderFactsPassThePrivacyFilter(t *testing.T) {
+	const p = `<private>SECRET</private>`
+	done := cl("assistant", "", `[{"type":"text","text":"done"}]`)
+	call := func(id, name string) string {
+		return strings.Replace(cl("assistant", "", `[{"type":"tool_use","id":"`+id+`","name":"`+name+`","input":{"command":"ls"}}]`), `"m1"`, `"m2"`, 1)
+	}
+	cases := []struct {
+		name       string
+		lines      []string
+		transcript string
+	}{
+		{"the transcript's path", []string{cl("user", "", `"hi"`), done}, "/t/" + p + ".jsonl"},
+		{"the project", []string{strings.Replace(cl("user", "", `"hi"`), `"/p"`, `"/p/`+p+`"`, 1), done}, ""},
+		{"the session", []string{strings.Replace(cl("user", "", `"hi"`), `"s1"`, `"`+p+`"`, 1), done}, ""},
+		{"an observation's call id", []string{cl("user", "", `"hi"`), call(p, "Bash"), done}, ""},
+		{"an observation's tool", []string{cl("user", "", `"hi"`), call("t1", p+"Bash"), done}, ""},
+		{"a pending call's tool", []string{cl("user", "", `"hi"`), done, call("t1", p+"Bash")}, ""},
+		{"a call id with a line break", []string{cl("user", "", `"hi"`), call(`t1\n## SECRET`, "Bash"), done}, ""},
+		{"a tool with a line break", []string{cl("user", "", `"hi"`), done, call("t1", `Bash\n## SECRET`)}, ""},
+		{"a session with a line break", []string{strings.Replace(cl("user", "", `"hi"`), `"s1"`, `"s1\n## SECRET"`, 1), done}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var tr Transcript
+			if _, err := tr.ReadLines(strings.NewReader(strings.Join(tc.lines, "\n")+"\n"), 0); err != nil {
+				t.Fatal(err)
+			}
+			session := tr.SessionID // as baton bottle render takes it
+			md := string(Render(Page{SessionID: session, Transcript: &tr, TranscriptPath: tc.transcript}, renderedAt).Markdown)
+			if strings.Contains(md, "SECRET") || privacy.Residue(md) != "" {
+				t.Errorf("the bottle shows what it must not:\n%s", md)
+			}
 		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/batonhq/baton/adapters/hook"
+	"github.com/batonhq/baton/bottle/privacy"
 	"github.com/batonhq/baton/continuity"
 	"github.com/google/uuid"
 )
@@ -42,7 +43,8 @@ func (talkativeAPI) AppendReceipt(context.Context, continuity.ReceiptParams) (uu
 func (talkativeAPI) RecordFailure(context.Context, continuity.FailureParams) error { return nil }
 
 // FuzzNormalize feeds arbitrary stdin bytes, EVENT arguments and harnesses
-// to Normalize and to the whole hook: Normalize never panics, the hook never
+// to Normalize and to the whole hook: Normalize never panics nor keeps a
+// private block in the text it normalizes, the hook never
 // recovers from a panic (its "internal error"), its stdout is always empty
 // or exactly one JSON object, and its stderr at most one line.
 func FuzzNormalize(f *testing.F) {
@@ -74,6 +76,11 @@ func FuzzNormalize(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, which uint8, arg string) {
 		h := &hs[int(which)%len(hs)]
 		if ev, err := hook.Normalize(h, arg, data, ""); err == nil {
+			for _, s := range []string{ev.Prompt, ev.Trigger, ev.Reason} {
+				if tag := privacy.Residue(s); tag != "" {
+					t.Fatalf("<%s> survived in %q", tag, s)
+				}
+			}
 			out, err := h.Envelope(ev.HookEvent, continuity.HookOutcome{Context: ev.Prompt, Block: true, Reason: ev.Reason})
 			if err != nil {
 				t.Fatal(err)

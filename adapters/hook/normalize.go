@@ -45,9 +45,11 @@ var bottleFormats = []bottle.Format{bottle.FormatClaudeCode, bottle.FormatCodex,
 // stop, precompact, end). A payload naming a kind or an event of another
 // vocabulary of the table was meant for another --harness: its event key
 // is invalid, and arg, when given, names the event for the receipt.
-// dir is the working directory used when the payload carries none. When the
-// harness prefers its transcript's last model message, Normalize reads the
-// tail of that transcript (a regular file only, at most its TailBytes).
+// dir is the working directory used when the payload carries none. The
+// prompt is privacy filtered (privacy.Scrub) before the blocks its harness
+// prefixes to it are removed. When the harness prefers its transcript's
+// last model message, Normalize reads the tail of that transcript (a
+// regular file only, at most its TailBytes).
 //
 // On error the Event holds what could be read (the provider, and the event
 // and session id when known), so that the failure can be recorded. Errors:
@@ -128,7 +130,11 @@ func Normalize(h *Harness, arg string, data []byte, dir string) (Event, error) {
 			ev.Source = s
 		}
 	case continuity.HookPrompt:
-		ev.Prompt = fitText(stripTags(str(d.Fields.Prompt), d.PromptStripTags))
+		// Privacy first: a private block may straddle the end of a block
+		// the harness prefixed ("<hook_context>… <private>x</hook_context>
+		// y</private>"), and stripping the prefix first would leave y
+		// outside any block, for the store to keep.
+		ev.Prompt = fitText(stripTags(privacy.Scrub(str(d.Fields.Prompt)), d.PromptStripTags))
 	case continuity.HookStop:
 		active, err := p.boolean(d.Fields.StopHookActive)
 		loops, lerr := p.count(d.Fields.LoopCount)

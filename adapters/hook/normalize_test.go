@@ -54,7 +54,7 @@ var norms = []norm{
 	{file: "claude-code/stdin-SessionStart-resume.json", harness: "claude-code", kind: "start", event: "SessionStart", session: claudeSID, cwd: projectCwd, source: "resume", transcript: true},
 	{file: "claude-code/stdin-SessionStart-compact.json", harness: "claude-code", kind: "start", event: "SessionStart", session: claudeSID, cwd: projectCwd, source: "compact", transcript: true},
 	{file: "claude-code/stdin-UserPromptSubmit.json", harness: "claude-code", kind: "prompt", event: "UserPromptSubmit", session: claudeSID, cwd: projectCwd, transcript: true,
-		prompt: "please RUNTOOL now <private>secret-token-123</private> thanks"},
+		prompt: "please RUNTOOL now thanks"},
 	{file: "claude-code/stdin-Stop.json", harness: "claude-code", kind: "stop", event: "Stop", session: claudeSID, cwd: projectCwd, transcript: true, last: str("Mock reply 2: done.")},
 	{file: "claude-code/stdin-Stop-active.json", harness: "claude-code", kind: "stop", event: "Stop", session: claudeSID, cwd: projectCwd, transcript: true, last: str("Mock reply 3: done."), active: true},
 	{file: "claude-code/stdin-PreCompact.json", harness: "claude-code", kind: "precompact", event: "PreCompact", session: claudeSID, cwd: projectCwd, transcript: true, trig: "manual"},
@@ -557,5 +557,42 @@ func TestNormalizeMissingSessionID(t *testing.T) {
 		if ev.ProviderEvent == "" {
 			t.Errorf("%s %s: no event: the failure could not be recorded", tc.harness, tc.payload)
 		}
+	}
+}
+
+// TestNormalizeScrubsThePromptFirst: a prompt loses its private blocks
+// before the blocks its harness prefixed to it, so a private block that
+// straddles the end of a prefixed block keeps all it holds from the
+// prompt the store records.
+func TestNormalizeScrubsThePromptFirst(t *testing.T) {
+	cases := []struct{ name, harness, event, prompt, want string }{
+		// The prefix's end is inside the private block: what is left of
+		// the prefix is never closed, and stays, as stripTags leaves one.
+		{"a private block straddling the prefix's end", "gemini", "BeforeAgent",
+			"<hook_context>briefing <private>SECRET1</hook_context> SECRET2</private> fix it", "<hook_context>briefing fix it"},
+		{"an unclosed private block in the prefix", "gemini", "BeforeAgent",
+			"<hook_context>briefing <private>SECRET</hook_context> SECRET", "<hook_context>briefing"},
+		{"a private block before the prefix", "gemini", "BeforeAgent",
+			"<private>SECRET</private><hook_context>briefing</hook_context>\nfix it", "fix it"},
+		{"a prefix and a private block after it", "gemini", "BeforeAgent",
+			"<hook_context>briefing</hook_context>\nfix <private>SECRET</private> it", "fix it"},
+		{"no prefix", "claude-code", "UserPromptSubmit",
+			"fix <private>SECRET</hook_context> SECRET</private> it", "fix it"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := hook.Lookup(tc.harness)
+			if err != nil {
+				t.Fatal(err)
+			}
+			payload, _ := json.Marshal(map[string]any{"session_id": "s1", "hook_event_name": tc.event, "cwd": "/p", "prompt": tc.prompt})
+			ev, err := hook.Normalize(h, "", payload, "/p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev.Prompt != tc.want {
+				t.Errorf("prompt = %q, want %q", ev.Prompt, tc.want)
+			}
+		})
 	}
 }
