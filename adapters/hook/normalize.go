@@ -156,7 +156,10 @@ func Normalize(h *Harness, arg string, data []byte, dir string) (Event, error) {
 			}
 		}
 		if ev.LastMessage != nil {
-			m := fitText(*ev.LastMessage)
+			// Scrubbed here as the prompt is: the service scrubs what it
+			// keeps, but a team server's hook would send the private
+			// blocks over the network first.
+			m := fitText(privacy.Scrub(*ev.LastMessage))
 			ev.LastMessage = &m
 		}
 	case continuity.HookPreCompact:

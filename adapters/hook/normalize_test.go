@@ -564,6 +564,37 @@ func TestNormalizeMissingSessionID(t *testing.T) {
 // before the blocks its harness prefixed to it, so a private block that
 // straddles the end of a prefixed block keeps all it holds from the
 // prompt the store records.
+// TestNormalizeScrubsTheLastMessage: a Stop's last assistant message
+// leaves the hook privacy filtered, so no private block of it crosses the
+// network to a team server.
+func TestNormalizeScrubsTheLastMessage(t *testing.T) {
+	cases := []struct{ harness, event, key, message, want string }{
+		{"claude-code", "Stop", "last_assistant_message", "Done. <private>SECRET</private> Next: ship.", "Done. Next: ship."},
+		{"codex", "Stop", "last_assistant_message", "Done <private>SECRET", "Done"},
+		{"gemini", "AfterAgent", "prompt_response", "<PRIVATE>SECRET</Private>Done.", "Done."},
+		{"claude-code", "Stop", "last_assistant_message", "no private text", "no private text"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.harness+"/"+tc.message, func(t *testing.T) {
+			h, err := hook.Lookup(tc.harness)
+			if err != nil {
+				t.Fatal(err)
+			}
+			payload, _ := json.Marshal(map[string]any{"session_id": "s1", "hook_event_name": tc.event, "cwd": "/p", tc.key: tc.message})
+			ev, err := hook.Normalize(h, "", payload, "/p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev.LastMessage == nil {
+				t.Fatalf("no last message, want %q", tc.want)
+			}
+			if *ev.LastMessage != tc.want {
+				t.Errorf("last message = %q, want %q", *ev.LastMessage, tc.want)
+			}
+		})
+	}
+}
+
 func TestNormalizeScrubsThePromptFirst(t *testing.T) {
 	cases := []struct{ name, harness, event, prompt, want string }{
 		// The prefix's end is inside the private block: what is left of
