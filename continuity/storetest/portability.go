@@ -365,6 +365,64 @@ func testErase(t *testing.T, h Harness) {
 		same(t, "tenant B's raw counts", rawRows(t, f, tenantB), beforeB)
 	})
 
+	// An erase whose delete meets a row another transaction is updating
+	// (a heartbeat, a close) waits for it and deletes it when it commits;
+	// on Postgres under Read Committed a delete that picks its rows by
+	// their physical place skipped the row's new version, and an erase
+	// left with no other row reported itself complete with the session
+	// still there.
+	t.Run("RacingAnUpdateOfTheSameTenant", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		s := fullSession(f.clock.Now())
+		inWrite(t, f, tenantA, func(ctx context.Context, tx continuity.Tx) error { return tx.InsertSession(ctx, &s) })
+		populate(t, f, tenantB, 1, 0)
+		beforeB := rawRows(t, f, tenantB)
+		updated, commit := make(chan struct{}), make(chan struct{})
+		writer := make(chan error, 1)
+		go func() {
+			writer <- f.store.Write(ctx, tenantA, func(ctx context.Context, tx continuity.Tx) error {
+				row, err := tx.SessionByID(ctx, s.ID)
+				if err != nil {
+					return err
+				}
+				row.LastSeenAt = row.LastSeenAt.Add(time.Second)
+				row.StopCount++
+				if err := tx.UpdateSession(ctx, row); err != nil {
+					return err
+				}
+				close(updated)
+				<-commit
+				return nil
+			})
+		}()
+		select {
+		case <-updated:
+		case err := <-writer:
+			t.Fatalf("the writer: %v", err)
+		}
+		erased := make(chan error, 1)
+		var res continuity.EraseResult
+		go func() {
+			var err error
+			res, err = f.svc.Erase(ctx, tenantA, continuity.EraseParams{})
+			erased <- err
+		}()
+		time.Sleep(300 * time.Millisecond) // the erase's delete now waits on the row
+		close(commit)
+		if err := <-writer; err != nil {
+			t.Fatalf("the writer: %v", err)
+		}
+		if err := <-erased; err != nil {
+			t.Fatal(err)
+		}
+		left := rawRows(t, f, tenantA)
+		if !res.Complete || total(left) != 0 || res.Deleted != 1 {
+			t.Errorf("the erase = %+v and left %v, want it complete with the one row deleted", res, left)
+		}
+		same(t, "tenant B's raw counts", rawRows(t, f, tenantB), beforeB)
+	})
+
 	t.Run("RuntimeRoleCannotErase", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, h)
