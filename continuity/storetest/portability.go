@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"maps"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -193,6 +196,74 @@ func testExport(t *testing.T, h Harness) {
 	})
 
 	t.Run("ImportRefusesBadLines", func(t *testing.T) { t.Parallel(); testImportRefuses(t, h) })
+
+	// Two imports of different exports into one empty tenant at once: one
+	// is written, the other is a conflict, never both. Each import's
+	// reader holds its rows back until both imports have looked for the
+	// tenant's rows, or half a second has passed (a store that serializes
+	// writers lets only one look at a time).
+	t.Run("ConcurrentImportsIntoOneTenant", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		// Rows of no natural key (a memory, its event), so that nothing
+		// but the import's own check keeps the two apart.
+		for _, tenant := range []string{tenantA, tenantB} {
+			mustRemember(t, f, tenant, remember(continuity.KindNote, "topic", "a note of "+tenant, "baton", ""))
+		}
+		exports := [][]byte{}
+		for _, tenant := range []string{tenantA, tenantB} {
+			b, _ := exportOf(t, f, tenant)
+			exports = append(exports, b)
+		}
+		g := newFixture(t, h)
+		var arrived sync.WaitGroup
+		arrived.Add(len(exports))
+		both := make(chan struct{})
+		go func() { arrived.Wait(); close(both) }()
+		errs := make(chan error, len(exports))
+		for _, b := range exports {
+			head, rows, _ := bytes.Cut(b, []byte("\n"))
+			r := io.MultiReader(bytes.NewReader(append(head, '\n')), gateReader{func() {
+				arrived.Done()
+				select {
+				case <-both:
+				case <-time.After(500 * time.Millisecond):
+				}
+			}}, bytes.NewReader(rows))
+			go func() {
+				_, err := g.svc.Restore(ctx, "tenant-c", r)
+				errs <- err
+			}()
+		}
+		var codes []continuity.Code
+		for range exports {
+			codes = append(codes, continuity.ErrorCode(<-errs))
+		}
+		slices.Sort(codes)
+		if !slices.Equal(codes, []continuity.Code{"", continuity.CodeConflict}) {
+			t.Fatalf("the two imports answered %q, want one written and one conflict", codes)
+		}
+		got, _ := exportOf(t, g, "tenant-c")
+		_, gotRows, _ := bytes.Cut(got, []byte("\n"))
+		var matches int
+		for _, b := range exports {
+			if _, rows, _ := bytes.Cut(b, []byte("\n")); bytes.Equal(rows, gotRows) {
+				matches++
+			}
+		}
+		if matches != 1 {
+			t.Errorf("tenant-c holds %d rows that are not one export's", total(rawRows(t, g, "tenant-c")))
+		}
+	})
+}
+
+// gateReader runs wait once, at its first read, and then reads as empty:
+// it holds back what an io.MultiReader reads after it.
+type gateReader struct{ wait func() }
+
+func (g gateReader) Read([]byte) (int, error) {
+	g.wait()
+	return 0, io.EOF
 }
 
 // diffLine returns the first line where a and b differ.
