@@ -232,11 +232,12 @@ func (w *Worker) Tick(ctx context.Context) (WorkerResult, error) {
 // retain prunes, when retention is due (the first pass, then every
 // retainEvery), every tenant's ledger lines and prompts past their
 // retention, discovered across tenants a page at a time, and the archived
-// bottles under home.
-func (w *Worker) retain(ctx context.Context, now time.Time) (WorkerResult, error) {
-	var res WorkerResult
+// bottles under home. A retention that failed stays due: the next pass
+// runs it again (its prunes are idempotent).
+func (w *Worker) retain(ctx context.Context, now time.Time) (res WorkerResult, err error) {
 	w.mu.Lock()
-	due := w.retainedAt.IsZero() || !now.Before(w.retainedAt.Add(w.retainEvery))
+	prev := w.retainedAt
+	due := prev.IsZero() || !now.Before(prev.Add(w.retainEvery))
 	if due {
 		w.retainedAt = now
 	}
@@ -244,6 +245,15 @@ func (w *Worker) retain(ctx context.Context, now time.Time) (WorkerResult, error
 	if !due {
 		return res, nil
 	}
+	defer func() {
+		if err != nil {
+			w.mu.Lock()
+			if w.retainedAt.Equal(now) {
+				w.retainedAt = prev
+			}
+			w.mu.Unlock()
+		}
+	}()
 	var errs []error
 	r := w.svc.Retention()
 	after := ""
