@@ -101,7 +101,8 @@ type ExportResult struct {
 // whole line, never a missing tail: compare the counts).
 func (s *Service) Export(ctx context.Context, tenant string, w io.Writer) (ExportResult, error) {
 	res := ExportResult{Rows: map[string]int{}}
-	if err := ValidateTenant(tenant); err != nil {
+	tenant, err := normalTenant(tenant)
+	if err != nil {
 		return res, err
 	}
 	enc := json.NewEncoder(w)
@@ -142,7 +143,8 @@ func (s *Service) Export(ctx context.Context, tenant string, w io.Writer) (Expor
 // (another tenant's); internal when r cannot be read.
 func (s *Service) Restore(ctx context.Context, tenant string, r io.Reader) (ExportResult, error) {
 	res := ExportResult{Rows: map[string]int{}}
-	if err := ValidateTenant(tenant); err != nil {
+	tenant, err := normalTenant(tenant)
+	if err != nil {
 		return res, err
 	}
 	sc := bufio.NewScanner(r)

@@ -494,6 +494,41 @@ func testErase(t *testing.T, h Harness) {
 		same(t, "tenant B's raw counts", rawRows(t, f, tenantB), beforeB)
 	})
 
+	// A tenant id is trimmed by every method that writes the tenant's
+	// rows; export, import, erase and prune trim it alike, so a padded id
+	// (BATON_TENANT=" tenant-a ") reaches the rows its hooks wrote rather
+	// than a tenant that owns nothing.
+	t.Run("APaddedTenantIsTheTenant", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		const padded = " " + tenantA + "\t"
+		mustOpen(t, f, padded, startup("s1"))
+		if n := total(rawRows(t, f, tenantA)); n == 0 {
+			t.Fatal("the open wrote no row under the trimmed tenant")
+		}
+		b, res := exportOf(t, f, padded)
+		if res.Rows[continuity.TableSessions] != 1 || !bytes.Contains(b, []byte(`"tenant":"`+tenantA+`"`)) {
+			t.Errorf("the export of %q = %v, want the session under %q", padded, res.Rows, tenantA)
+		}
+		g := newFixture(t, h)
+		if _, err := g.svc.Restore(ctx, padded, bytes.NewReader(b)); err != nil {
+			t.Fatal(err)
+		}
+		if n := total(rawRows(t, g, tenantA)); n != total(rawRows(t, f, tenantA)) {
+			t.Errorf("the import into %q wrote %d rows under %q", padded, n, tenantA)
+		}
+		if _, err := f.svc.Prune(ctx, padded, f.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		er, err := f.svc.Erase(ctx, padded, continuity.EraseParams{})
+		if err != nil || !er.Complete || er.Deleted == 0 {
+			t.Fatalf("the erase of %q = %+v, %v; want the tenant's rows deleted", padded, er, err)
+		}
+		if n := total(rawRows(t, f, tenantA)); n != 0 {
+			t.Errorf("after the erase of %q, %q owns %d rows", padded, tenantA, n)
+		}
+	})
+
 	t.Run("RuntimeRoleCannotErase", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, h)
