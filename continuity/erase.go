@@ -46,7 +46,8 @@ type EraseResult struct {
 // stays deleted; run it again).
 func (s *Service) Erase(ctx context.Context, tenant string, p EraseParams) (EraseResult, error) {
 	var res EraseResult
-	if err := ValidateTenant(tenant); err != nil {
+	tenant, err := normalTenant(tenant)
+	if err != nil {
 		return res, err
 	}
 	batch := p.Batch

@@ -101,7 +101,8 @@ type ExportResult struct {
 // whole line, never a missing tail: compare the counts).
 func (s *Service) Export(ctx context.Context, tenant string, w io.Writer) (ExportResult, error) {
 	res := ExportResult{Rows: map[string]int{}}
-	if err := ValidateTenant(tenant); err != nil {
+	tenant, err := normalTenant(tenant)
+	if err != nil {
 		return res, err
 	}
 	enc := json.NewEncoder(w)
@@ -131,7 +132,8 @@ func (s *Service) Export(ctx context.Context, tenant string, w io.Writer) (Expor
 }
 
 // Restore imports an export (see ExportFormat) into tenant, which must own no
-// row yet, in one write transaction: all of it or none. The header's tenant
+// row yet, in one write transaction: all of it or none; of two imports into
+// one tenant at once, one is written and the other is a conflict. The header's tenant
 // is informational; the rows become tenant's. Ids are kept, so an export
 // imported into an empty store reproduces its rows exactly.
 //
@@ -141,7 +143,8 @@ func (s *Service) Export(ctx context.Context, tenant string, w io.Writer) (Expor
 // (another tenant's); internal when r cannot be read.
 func (s *Service) Restore(ctx context.Context, tenant string, r io.Reader) (ExportResult, error) {
 	res := ExportResult{Rows: map[string]int{}}
-	if err := ValidateTenant(tenant); err != nil {
+	tenant, err := normalTenant(tenant)
+	if err != nil {
 		return res, err
 	}
 	sc := bufio.NewScanner(r)
@@ -176,6 +179,13 @@ func (s *Service) Restore(ctx context.Context, tenant string, r io.Reader) (Expo
 			// The rows already read are gone; the transaction rolled back
 			// whole, so running the import again is safe.
 			return Errorf(CodeInternal, "the database asked to retry the import, which cannot be read twice: run it again")
+		}
+		// Every import takes one lock of the tenant (its project lock of
+		// the rows with no project) before it looks for the tenant's rows:
+		// under Read Committed two imports at once would otherwise both
+		// find none and both write.
+		if err := tx.LockProject(ctx, ""); err != nil {
+			return err
 		}
 		for _, t := range exportTables {
 			if found, err := t.any(ctx, tx); err != nil || found {

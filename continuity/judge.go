@@ -9,8 +9,11 @@ import (
 
 // Judge decides which of a closed run's briefed commitments the run shows as
 // done. The closer asks it once per claimed row and keeps only ids that were
-// briefed; a judge never writes. Implementations: the deterministic
-// reference judge and the LLM judge (package continuity/judge).
+// briefed; a judge never writes. The call's context ends when the claim's
+// TTL (WithCloserClaimTTL) has passed, and a judge that panics fails its
+// row's pass (backed off, as any failure) rather than the worker.
+// Implementations: the deterministic reference judge and the LLM judge
+// (package continuity/judge).
 type Judge interface {
 	Judge(ctx context.Context, c JudgeCase) (Verdict, error)
 }

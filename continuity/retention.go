@@ -65,7 +65,8 @@ type PruneResult struct {
 // Errors: invalid for a bad tenant; the store's.
 func (s *Service) Prune(ctx context.Context, tenant string, now time.Time) (PruneResult, error) {
 	var res PruneResult
-	if err := ValidateTenant(tenant); err != nil {
+	tenant, err := normalTenant(tenant)
+	if err != nil {
 		return res, err
 	}
 	r := s.Retention()

@@ -153,6 +153,15 @@ func ValidateTenant(tenant string) error {
 	return fieldsErr(f)
 }
 
+// normalTenant trims and validates a tenant as every method that writes a
+// tenant's rows does (trimField), for the methods that take nothing else:
+// export, import, erase and prune reach the rows the hooks wrote.
+func normalTenant(tenant string) (string, error) {
+	f := map[string]string{}
+	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
+	return tenant, fieldsErr(f)
+}
+
 // fieldsErr returns an invalid error when fields is non-empty.
 func fieldsErr(fields map[string]string) error {
 	if len(fields) == 0 {

@@ -232,11 +232,12 @@ func (w *Worker) Tick(ctx context.Context) (WorkerResult, error) {
 // retain prunes, when retention is due (the first pass, then every
 // retainEvery), every tenant's ledger lines and prompts past their
 // retention, discovered across tenants a page at a time, and the archived
-// bottles under home.
-func (w *Worker) retain(ctx context.Context, now time.Time) (WorkerResult, error) {
-	var res WorkerResult
+// bottles under home. A retention that failed stays due: the next pass
+// runs it again (its prunes are idempotent).
+func (w *Worker) retain(ctx context.Context, now time.Time) (res WorkerResult, err error) {
 	w.mu.Lock()
-	due := w.retainedAt.IsZero() || !now.Before(w.retainedAt.Add(w.retainEvery))
+	prev := w.retainedAt
+	due := prev.IsZero() || !now.Before(prev.Add(w.retainEvery))
 	if due {
 		w.retainedAt = now
 	}
@@ -244,6 +245,15 @@ func (w *Worker) retain(ctx context.Context, now time.Time) (WorkerResult, error
 	if !due {
 		return res, nil
 	}
+	defer func() {
+		if err != nil {
+			w.mu.Lock()
+			if w.retainedAt.Equal(now) {
+				w.retainedAt = prev
+			}
+			w.mu.Unlock()
+		}
+	}()
 	var errs []error
 	r := w.svc.Retention()
 	after := ""
@@ -459,7 +469,7 @@ func (w *Worker) judgeAndResolve(ctx context.Context, tenant string, c claim, re
 	if err != nil || len(commitments) == 0 {
 		return 0, err
 	}
-	v, err := w.judge.Judge(ctx, JudgeCase{Tenant: tenant, Agent: c.agent, SessionID: c.sid, RunID: c.run,
+	v, err := w.ask(ctx, JudgeCase{Tenant: tenant, Agent: c.agent, SessionID: c.sid, RunID: c.run,
 		Excerpt: c.excerpt, Events: c.events, Commitments: commitments})
 	res.Usage.InputTokens += v.Usage.InputTokens
 	res.Usage.OutputTokens += v.Usage.OutputTokens
@@ -481,6 +491,26 @@ func (w *Worker) judgeAndResolve(ctx context.Context, tenant string, c claim, re
 		}
 	}
 	return resolved, nil
+}
+
+// errJudgePanicked is the cause of a pass whose judge panicked; the
+// panic's value, which may quote the case, is dropped.
+var errJudgePanicked = errors.New("the judge panicked")
+
+// ask asks the judge, which is a host's code: the call's context ends when
+// the claim's TTL has passed (the claim no longer holds then, and another
+// worker may take the row), and a panic is the pass's failure, so a
+// judge's bug backs its row off instead of ending the worker of every
+// tenant, and the server it runs in.
+func (w *Worker) ask(ctx context.Context, c JudgeCase) (v Verdict, err error) {
+	ctx, cancel := context.WithTimeout(ctx, w.claimTTL)
+	defer cancel()
+	defer func() {
+		if recover() != nil {
+			v, err = Verdict{}, errJudgePanicked
+		}
+	}()
+	return w.judge.Judge(ctx, c)
 }
 
 // resolve resolves one commitment for the closer with pre-resolved

@@ -160,8 +160,10 @@ func NewLLM(cfg LLMConfig) (*LLM, error) {
 			f[name] = "must be 0 to " + strconv.Itoa(MaxPrice) + " micro-USD"
 		}
 	}
-	if cfg.Cap.Tokens < 0 || cfg.Cap.MicroUSD < 0 || cfg.Cap.Period < 0 {
-		f["cap"] = "must not be negative"
+	for name, n := range map[string]int64{"cap.tokens": cfg.Cap.Tokens, "cap.microUsd": cfg.Cap.MicroUSD, "cap.period": int64(cfg.Cap.Period)} {
+		if n < 0 {
+			f[name] = "must not be negative"
+		}
 	}
 	if len(f) > 0 {
 		return nil, &continuity.Error{Code: continuity.CodeInvalid, Message: "invalid judge configuration", Fields: f}

@@ -480,7 +480,9 @@ func TestNewLLM(t *testing.T) {
 		{"price at the bound", func(c *LLMConfig) { c.PriceOutPerMTok = MaxPrice }, ""},
 		{"price over", func(c *LLMConfig) { c.PriceInPerMTok = MaxPrice + 1 }, "priceInPerMTok"},
 		{"negative price", func(c *LLMConfig) { c.PriceOutPerMTok = -1 }, "priceOutPerMTok"},
-		{"negative cap", func(c *LLMConfig) { c.Cap.Tokens = -1 }, "cap"},
+		{"negative token cap", func(c *LLMConfig) { c.Cap.Tokens = -1 }, "cap.tokens"},
+		{"negative cost cap", func(c *LLMConfig) { c.Cap.MicroUSD = -1 }, "cap.microUsd"},
+		{"negative cap period", func(c *LLMConfig) { c.Cap.Period = -time.Second }, "cap.period"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := config("http://127.0.0.1:1/v1/messages")

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"maps"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -193,6 +196,74 @@ func testExport(t *testing.T, h Harness) {
 	})
 
 	t.Run("ImportRefusesBadLines", func(t *testing.T) { t.Parallel(); testImportRefuses(t, h) })
+
+	// Two imports of different exports into one empty tenant at once: one
+	// is written, the other is a conflict, never both. Each import's
+	// reader holds its rows back until both imports have looked for the
+	// tenant's rows, or half a second has passed (a store that serializes
+	// writers lets only one look at a time).
+	t.Run("ConcurrentImportsIntoOneTenant", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		// Rows of no natural key (a memory, its event), so that nothing
+		// but the import's own check keeps the two apart.
+		for _, tenant := range []string{tenantA, tenantB} {
+			mustRemember(t, f, tenant, remember(continuity.KindNote, "topic", "a note of "+tenant, "baton", ""))
+		}
+		exports := [][]byte{}
+		for _, tenant := range []string{tenantA, tenantB} {
+			b, _ := exportOf(t, f, tenant)
+			exports = append(exports, b)
+		}
+		g := newFixture(t, h)
+		var arrived sync.WaitGroup
+		arrived.Add(len(exports))
+		both := make(chan struct{})
+		go func() { arrived.Wait(); close(both) }()
+		errs := make(chan error, len(exports))
+		for _, b := range exports {
+			head, rows, _ := bytes.Cut(b, []byte("\n"))
+			r := io.MultiReader(bytes.NewReader(append(head, '\n')), gateReader{func() {
+				arrived.Done()
+				select {
+				case <-both:
+				case <-time.After(500 * time.Millisecond):
+				}
+			}}, bytes.NewReader(rows))
+			go func() {
+				_, err := g.svc.Restore(ctx, "tenant-c", r)
+				errs <- err
+			}()
+		}
+		var codes []continuity.Code
+		for range exports {
+			codes = append(codes, continuity.ErrorCode(<-errs))
+		}
+		slices.Sort(codes)
+		if !slices.Equal(codes, []continuity.Code{"", continuity.CodeConflict}) {
+			t.Fatalf("the two imports answered %q, want one written and one conflict", codes)
+		}
+		got, _ := exportOf(t, g, "tenant-c")
+		_, gotRows, _ := bytes.Cut(got, []byte("\n"))
+		var matches int
+		for _, b := range exports {
+			if _, rows, _ := bytes.Cut(b, []byte("\n")); bytes.Equal(rows, gotRows) {
+				matches++
+			}
+		}
+		if matches != 1 {
+			t.Errorf("tenant-c holds %d rows that are not one export's", total(rawRows(t, g, "tenant-c")))
+		}
+	})
+}
+
+// gateReader runs wait once, at its first read, and then reads as empty:
+// it holds back what an io.MultiReader reads after it.
+type gateReader struct{ wait func() }
+
+func (g gateReader) Read([]byte) (int, error) {
+	g.wait()
+	return 0, io.EOF
 }
 
 // diffLine returns the first line where a and b differ.
@@ -363,6 +434,99 @@ func testErase(t *testing.T, h Harness) {
 			t.Fatalf("%d rows left after the erase finished", n)
 		}
 		same(t, "tenant B's raw counts", rawRows(t, f, tenantB), beforeB)
+	})
+
+	// An erase whose delete meets a row another transaction is updating
+	// (a heartbeat, a close) waits for it and deletes it when it commits;
+	// on Postgres under Read Committed a delete that picks its rows by
+	// their physical place skipped the row's new version, and an erase
+	// left with no other row reported itself complete with the session
+	// still there.
+	t.Run("RacingAnUpdateOfTheSameTenant", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		s := fullSession(f.clock.Now())
+		inWrite(t, f, tenantA, func(ctx context.Context, tx continuity.Tx) error { return tx.InsertSession(ctx, &s) })
+		populate(t, f, tenantB, 1, 0)
+		beforeB := rawRows(t, f, tenantB)
+		updated, commit := make(chan struct{}), make(chan struct{})
+		writer := make(chan error, 1)
+		go func() {
+			writer <- f.store.Write(ctx, tenantA, func(ctx context.Context, tx continuity.Tx) error {
+				row, err := tx.SessionByID(ctx, s.ID)
+				if err != nil {
+					return err
+				}
+				row.LastSeenAt = row.LastSeenAt.Add(time.Second)
+				row.StopCount++
+				if err := tx.UpdateSession(ctx, row); err != nil {
+					return err
+				}
+				close(updated)
+				<-commit
+				return nil
+			})
+		}()
+		select {
+		case <-updated:
+		case err := <-writer:
+			t.Fatalf("the writer: %v", err)
+		}
+		erased := make(chan error, 1)
+		var res continuity.EraseResult
+		go func() {
+			var err error
+			res, err = f.svc.Erase(ctx, tenantA, continuity.EraseParams{})
+			erased <- err
+		}()
+		time.Sleep(300 * time.Millisecond) // the erase's delete now waits on the row
+		close(commit)
+		if err := <-writer; err != nil {
+			t.Fatalf("the writer: %v", err)
+		}
+		if err := <-erased; err != nil {
+			t.Fatal(err)
+		}
+		left := rawRows(t, f, tenantA)
+		if !res.Complete || total(left) != 0 || res.Deleted != 1 {
+			t.Errorf("the erase = %+v and left %v, want it complete with the one row deleted", res, left)
+		}
+		same(t, "tenant B's raw counts", rawRows(t, f, tenantB), beforeB)
+	})
+
+	// A tenant id is trimmed by every method that writes the tenant's
+	// rows; export, import, erase and prune trim it alike, so a padded id
+	// (BATON_TENANT=" tenant-a ") reaches the rows its hooks wrote rather
+	// than a tenant that owns nothing.
+	t.Run("APaddedTenantIsTheTenant", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		const padded = " " + tenantA + "\t"
+		mustOpen(t, f, padded, startup("s1"))
+		if n := total(rawRows(t, f, tenantA)); n == 0 {
+			t.Fatal("the open wrote no row under the trimmed tenant")
+		}
+		b, res := exportOf(t, f, padded)
+		if res.Rows[continuity.TableSessions] != 1 || !bytes.Contains(b, []byte(`"tenant":"`+tenantA+`"`)) {
+			t.Errorf("the export of %q = %v, want the session under %q", padded, res.Rows, tenantA)
+		}
+		g := newFixture(t, h)
+		if _, err := g.svc.Restore(ctx, padded, bytes.NewReader(b)); err != nil {
+			t.Fatal(err)
+		}
+		if n := total(rawRows(t, g, tenantA)); n != total(rawRows(t, f, tenantA)) {
+			t.Errorf("the import into %q wrote %d rows under %q", padded, n, tenantA)
+		}
+		if _, err := f.svc.Prune(ctx, padded, f.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		er, err := f.svc.Erase(ctx, padded, continuity.EraseParams{})
+		if err != nil || !er.Complete || er.Deleted == 0 {
+			t.Fatalf("the erase of %q = %+v, %v; want the tenant's rows deleted", padded, er, err)
+		}
+		if n := total(rawRows(t, f, tenantA)); n != 0 {
+			t.Errorf("after the erase of %q, %q owns %d rows", padded, tenantA, n)
+		}
 	})
 
 	t.Run("RuntimeRoleCannotErase", func(t *testing.T) {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -85,8 +86,17 @@ func testWorkerRetention(t *testing.T, h Harness) {
 		t.Helper()
 		return len(ledgerOf(t, f, tenant)), len(ofConversation(t, f, tenant, agent, "s1", continuity.Tx.Prompts))
 	}
+	// A pass whose retention failed (here its discovery) leaves it due:
+	// the next pass runs it, not the one an hour later.
+	failing := &failingDiscovery{Store: f.store}
+	failing.fail.Store(true)
+	w := continuity.NewWorker(continuity.New(failing, continuity.WithClock(f.clock.Now), continuity.WithRetention(r)),
+		continuity.WithWorkerBatch(1), continuity.WithRetentionEvery(time.Hour))
+	if res, err := w.Tick(t.Context()); err == nil || res.Pruned != 0 {
+		t.Fatalf("a pass whose discovery failed: %+v, %v; want its error", res, err)
+	}
+	failing.fail.Store(false)
 	// One tenant a page: the discovery pages through both.
-	w := continuity.NewWorker(f.svc, continuity.WithWorkerBatch(1), continuity.WithRetentionEvery(time.Hour))
 	res, err := w.Tick(t.Context())
 	if err != nil || res.Pruned != 4 {
 		t.Fatalf("first pass: %+v, %v; want 4 rows pruned (a line and a prompt of each tenant)", res, err)
@@ -111,4 +121,17 @@ func testWorkerRetention(t *testing.T, h Harness) {
 			t.Errorf("%s after the hour: %d ledger lines, %d prompts; want none", tenant, l, p)
 		}
 	}
+}
+
+// failingDiscovery is a store whose RetentionDue fails while fail is set.
+type failingDiscovery struct {
+	continuity.Store
+	fail atomic.Bool
+}
+
+func (s *failingDiscovery) RetentionDue(ctx context.Context, ledgerBefore, promptsBefore time.Time, after string, limit int) ([]string, error) {
+	if s.fail.Load() {
+		return nil, continuity.Errorf(continuity.CodeInternal, "the database is unreachable")
+	}
+	return s.Store.RetentionDue(ctx, ledgerBefore, promptsBefore, after, limit)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -46,6 +47,13 @@ func (j *fixedJudge) Judge(_ context.Context, c continuity.JudgeCase) (continuit
 		}
 	}
 	return continuity.Verdict{Completed: ids, Usage: continuity.JudgeUsage{InputTokens: 10, OutputTokens: 2, CostMicroUSD: 3}}, nil
+}
+
+// judgeFunc is a Judge of one function.
+type judgeFunc func(ctx context.Context, c continuity.JudgeCase) (continuity.Verdict, error)
+
+func (j judgeFunc) Judge(ctx context.Context, c continuity.JudgeCase) (continuity.Verdict, error) {
+	return j(ctx, c)
 }
 
 func (j *fixedJudge) asked() []continuity.JudgeCase {
@@ -430,6 +438,63 @@ func testWorker(t *testing.T, h Harness) {
 		}
 		if n := perRun(t, f, tenantA, continuity.EventCloserFailed)[run.String()]; n != 6 {
 			t.Fatalf("closer.failed lines = %d, want 6", n)
+		}
+	})
+
+	// A judge is a host's code: one that panics, or hangs until its
+	// context ends, fails its row's pass (backed off, the excerpt kept),
+	// not the worker, and the pass goes on to the next row. The panic's
+	// value, which may quote the case, reaches no error.
+	t.Run("AJudgeThatPanicsOrHangs", func(t *testing.T) {
+		cases := []struct {
+			name  string
+			judge judgeFunc
+		}{
+			{"panics", func(context.Context, continuity.JudgeCase) (continuity.Verdict, error) { panic("shipped it: secret") }},
+			{"panics with nil", func(context.Context, continuity.JudgeCase) (continuity.Verdict, error) { panic(nil) }},
+			{"hangs until its context ends", func(ctx context.Context, _ continuity.JudgeCase) (continuity.Verdict, error) {
+				<-ctx.Done()
+				return continuity.Verdict{}, ctx.Err()
+			}},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				f := newFixture(t, h)
+				briefedSession(t, f, tenantA, "s1", 1)
+				briefedSession(t, f, tenantB, "s2", 1)
+				closeSession(t, f, tenantA, "s1")
+				closeSession(t, f, tenantB, "s2")
+				w := continuity.NewWorker(f.svc, continuity.WithCloser(tc.judge), continuity.WithCloserClaimTTL(200*time.Millisecond))
+				type pass struct {
+					res continuity.WorkerResult
+					err error
+				}
+				done := make(chan pass, 1)
+				go func() {
+					res, err := w.Tick(ctx)
+					done <- pass{res, err}
+				}()
+				var p pass
+				select {
+				case p = <-done:
+				case <-time.After(20 * time.Second):
+					t.Fatal("the pass did not return: the judge's call has no bound")
+				}
+				if p.err == nil || p.res.Claimed != 2 || p.res.Failed != 2 || p.res.Finished != 0 {
+					t.Fatalf("pass = %+v, %v; want both claims failed", p.res, p.err)
+				}
+				if strings.Contains(p.err.Error(), "secret") {
+					t.Errorf("the pass's error quotes the panic: %v", p.err)
+				}
+				for _, c := range []struct{ tenant, sid string }{{tenantA, "s1"}, {tenantB, "s2"}} {
+					v := view(t, f, c.tenant, c.sid)
+					if v.CloserFailures != 1 || v.CloserNextAt == nil || !v.CloserNextAt.Equal(f.clock.Now().Add(triage.CloserBackoff(1))) || v.LastMessageExcerpt == "" {
+						t.Errorf("%s after the failed pass: failures %d next %v excerpt %q; want one failure backed off, the excerpt kept",
+							c.sid, v.CloserFailures, v.CloserNextAt, v.LastMessageExcerpt)
+					}
+				}
+			})
 		}
 	})
 

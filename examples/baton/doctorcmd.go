@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/internal/runes"
 )
 
 // DoctorCmd is `baton doctor [--json]`: what baton has stopped writing.
@@ -24,9 +25,10 @@ func (e unhealthyError) Error() string {
 	return fmt.Sprintf("doctor: %d findings are failures", e.failures)
 }
 
-// Run prints each finding as "SEVERITY CHECK: SENTENCE", or "healthy" when
-// there is none; with --json, the report as the API returns it. Either way
-// it fails (exit 1) when a finding is a failure.
+// Run prints each finding as "SEVERITY CHECK: SENTENCE" on one line of text
+// (runes.OneLine), or "healthy" when there is none; with --json, the
+// report as the API returns it. Either way it fails (exit 1) when a
+// finding is a failure.
 func (c *DoctorCmd) Run(ctx context.Context, env *Env, api continuity.API) error {
 	r, err := api.Doctor(ctx)
 	if err != nil {
@@ -57,7 +59,10 @@ func printFindings(env *Env, r continuity.DoctorReport) error {
 		return err
 	}
 	for _, f := range r.Findings {
-		if _, err := fmt.Fprintf(env.Stdout, "%s %s: %s\n", f.Severity, f.Check, f.Sentence); err != nil {
+		// A sentence quotes the ledger (a provider event, a failure's
+		// reason), which a team server's client may have written: one line
+		// of text each, whatever it holds.
+		if _, err := fmt.Fprintf(env.Stdout, "%s %s: %s\n", runes.OneLine(string(f.Severity)), runes.OneLine(f.Check), runes.OneLine(f.Sentence)); err != nil {
 			return err
 		}
 	}

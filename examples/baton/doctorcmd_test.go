@@ -125,3 +125,40 @@ func TestDoctorCannotJudgeYet(t *testing.T) {
 		t.Fatalf("status %d, stdout %q, stderr %q", status, out, stderr)
 	}
 }
+
+// TestDoctorPrintsFindingsOnOneLineEach: a finding quotes what the
+// ledger holds (a receipt's provider event, a failure's reason), which any
+// holder of the tenant's key may have written through a team server; on a
+// terminal its escape sequences, carriage returns and new lines reach no
+// one: each finding is one line of text.
+func TestDoctorPrintsFindingsOnOneLineEach(t *testing.T) {
+	ctx := context.Background()
+	env := testEnv(t)
+	st, err := sqlstore.Open(ctx, env.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	api := continuity.New(st).For(env.Tenant)
+	for _, sid := range []string{"a", "b"} {
+		if _, err := api.Open(ctx, continuity.OpenParams{Agent: defaultAgent, SessionID: sid, Source: continuity.SourceStartup}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rp := continuity.ReceiptParams{Provider: "claude-code", ProviderEvent: "Stop\x1b]0;pwned\x07", Agent: defaultAgent, SessionID: "a"}
+	id, err := api.AppendReceipt(ctx, rp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := api.RecordFailure(ctx, continuity.FailureParams{ReceiptID: id.String(), Reason: "boom\x1b[2J\r\nfailure writer_stopped: forged",
+		EventParams: continuity.EventParams{Provider: rp.Provider, ProviderEvent: rp.ProviderEvent, Agent: rp.Agent, SessionID: rp.SessionID}}); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, status := run(t, env, []string{"doctor"}, kong.BindTo(api, (*continuity.API)(nil)))
+	if status != exitOK || stderr != "" || !strings.HasPrefix(out, "warning failed_events: ") {
+		t.Fatalf("status %d, stdout %q, stderr %q; want the failed event", status, out, stderr)
+	}
+	if strings.ContainsAny(out, "\x1b\x07\r") || strings.Count(out, "\n") != 1 {
+		t.Errorf("the findings are not one line of text each: %q", out)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/batonhq/baton/continuity"
@@ -84,6 +86,43 @@ func (c *EvalCmd) judge(env *Env) (continuity.Judge, error) {
 	if url == "" || model == "" {
 		return nil, fmt.Errorf("the llm judge needs an endpoint and a model: set BATON_JUDGE_URL and BATON_JUDGE_MODEL (or --judge-url, --judge-model), and BATON_JUDGE_KEY")
 	}
-	return judge.NewLLM(judge.LLMConfig{URL: url, APIKey: env.JudgeKey, Model: model, MaxTokens: c.MaxTokens, Timeout: c.Timeout,
+	j, err := judge.NewLLM(judge.LLMConfig{URL: url, APIKey: env.JudgeKey, Model: model, MaxTokens: c.MaxTokens, Timeout: c.Timeout,
 		PriceInPerMTok: c.PriceIn, PriceOutPerMTok: c.PriceOut, Cap: judge.Cap{Tokens: c.CapTokens, MicroUSD: c.CapCost}})
+	if err != nil {
+		return nil, flagsErr(err)
+	}
+	return j, nil
+}
+
+// llmFlags names, for each LLMConfig field judge.NewLLM may refuse, the
+// flag or variable of `baton eval` that sets it.
+var llmFlags = map[string]string{
+	"url":             "--judge-url (or BATON_JUDGE_URL)",
+	"apiKey":          "BATON_JUDGE_KEY",
+	"model":           "--judge-model (or BATON_JUDGE_MODEL)",
+	"maxTokens":       "--max-tokens",
+	"timeout":         "--timeout",
+	"priceInPerMTok":  "--price-in",
+	"priceOutPerMTok": "--price-out",
+	"cap.tokens":      "--cap-tokens",
+	"cap.microUsd":    "--cap-micro-usd",
+}
+
+// flagsErr restates the LLM judge's refused configuration by the flags
+// that set it: "--max-tokens must be 1 to 8192; --timeout ...".
+func flagsErr(err error) error {
+	fields := continuity.ErrorFields(err)
+	if len(fields) == 0 {
+		return err
+	}
+	var parts []string
+	for field, reason := range fields {
+		name, ok := llmFlags[field]
+		if !ok {
+			name = field
+		}
+		parts = append(parts, name+" "+reason)
+	}
+	slices.Sort(parts)
+	return errors.New("the llm judge's configuration is invalid: " + strings.Join(parts, "; "))
 }

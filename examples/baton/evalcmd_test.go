@@ -165,3 +165,37 @@ func TestEvalLLMNeedsAnEndpoint(t *testing.T) {
 		t.Fatalf("status %d, stderr %q", status, stderr)
 	}
 }
+
+// TestEvalFlagsOutOfRange: a flag of the LLM judge out of its range is
+// refused (exit 1) naming the flag, not the library's field, before any
+// call; each cap flag by its own name.
+func TestEvalFlagsOutOfRange(t *testing.T) {
+	env := testEnv(t)
+	env.JudgeURL, env.JudgeModel = "http://127.0.0.1:1/v1/messages", "m"
+	for _, tc := range []struct {
+		flag, want string
+	}{
+		{"--max-tokens=-1", "--max-tokens"},
+		{"--max-tokens=8193", "--max-tokens"},
+		{"--timeout=-1s", "--timeout"},
+		{"--timeout=11m", "--timeout"},
+		{"--price-in=-1", "--price-in"},
+		{"--price-out=1000000001", "--price-out"},
+		{"--cap-tokens=-1", "--cap-tokens"},
+		{"--cap-micro-usd=-1", "--cap-micro-usd"},
+		{"--judge-url=ftp://example.invalid/", "--judge-url"},
+		{"--judge-model=" + strings.Repeat("m", 201), "--judge-model"},
+	} {
+		t.Run(tc.flag, func(t *testing.T) {
+			out, stderr, status := run(t, env, []string{"eval", "--judge", "llm", tc.flag, shippedSet})
+			if status != exitFailure || !strings.Contains(stderr, tc.want+" ") || out != "" {
+				t.Fatalf("eval %s: status %d, stdout %q, stderr %q; want 1 and a message naming %s", tc.flag, status, out, stderr, tc.want)
+			}
+			for _, field := range []string{"maxTokens", "priceInPerMTok", "priceOutPerMTok", "cap.", "url:", "model:", "timeout:"} {
+				if strings.Contains(stderr, field) {
+					t.Errorf("stderr %q names the library's field %s", stderr, field)
+				}
+			}
+		})
+	}
+}

@@ -48,46 +48,73 @@ func tenantData(api continuity.API) (continuity.TenantData, error) {
 }
 
 // Run writes the export to stdout or to --out, then the bottles' tarball
-// beside it, and prints the rows it wrote by table on stderr.
-func (c *ExportCmd) Run(ctx context.Context, env *Env, api continuity.API) (err error) {
+// beside it, and prints the rows it wrote by table on stderr. With --out
+// both files are written to temporary siblings and renamed over their
+// paths only once both are whole, so an export that fails or is stopped
+// leaves what an earlier one wrote there.
+func (c *ExportCmd) Run(ctx context.Context, env *Env, api continuity.API) error {
 	td, err := tenantData(api)
 	if err != nil {
 		return err
 	}
-	w := env.Stdout
-	if c.Out != "" {
-		f, err := os.OpenFile(c.Out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if c.Out == "" {
+		res, err := td.Export(ctx, env.Stdout)
 		if err != nil {
 			return err
 		}
-		defer func() {
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				os.Remove(c.Out)
-			}
-		}()
-		w = f
-	}
-	res, err := td.Export(ctx, w)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(env.Stderr, "exported %s\n", rowCounts(res.Rows))
-	if c.Out == "" {
+		fmt.Fprintf(env.Stderr, "exported %s\n", rowCounts(res.Rows))
 		return nil
 	}
 	home, err := env.home()
 	if err != nil {
 		return err
 	}
-	n, err := tarBottles(home, c.Out+bottlesTarSuffix)
+	var res continuity.ExportResult
+	export, err := writeTemp(c.Out, func(w io.Writer) (err error) {
+		res, err = td.Export(ctx, w)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	defer os.Remove(export)
+	var n int
+	tarball, err := writeTemp(c.Out+bottlesTarSuffix, func(w io.Writer) (err error) {
+		n, err = tarBottles(home, w)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("the bottles could not be archived: %w", err)
 	}
+	defer os.Remove(tarball)
+	if err := os.Rename(tarball, c.Out+bottlesTarSuffix); err != nil {
+		return fmt.Errorf("the bottles could not be archived: %w", err)
+	}
+	if err := os.Rename(export, c.Out); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "exported %s\n", rowCounts(res.Rows))
 	fmt.Fprintf(env.Stderr, "copied %d bottle files to %s\n", n, c.Out+bottlesTarSuffix)
 	return nil
+}
+
+// writeTemp writes a temporary sibling of path (mode 0600) with write and
+// returns its name, for the caller to rename over path; when anything
+// fails it removes it.
+func writeTemp(path string, write func(w io.Writer) error) (name string, err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
 }
 
 // Run imports the file and prints the rows it wrote by table.
@@ -152,24 +179,14 @@ func rowCounts(rows map[string]int) string {
 }
 
 // tarBottles writes the bottle files under home (Home/bottles: each
-// bottle's index and pages, and the archives) to a gzipped tarball at dst,
+// bottle's index and pages, and the archives) to w as a gzipped tarball,
 // named relative to home, and returns how many files it holds. The locks
 // and parse caches beside the bottles are not the tenant's data and are
 // left out.
-func tarBottles(home, dst string) (n int, err error) {
+func tarBottles(home string, w io.Writer) (n int, err error) {
 	root := (&bottle.Bottler{Home: home}).Dir()
-	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return 0, err
-	}
-	zw := gzip.NewWriter(f)
+	zw := gzip.NewWriter(w)
 	tw := tar.NewWriter(zw)
-	defer func() {
-		err = errors.Join(err, tw.Close(), zw.Close(), f.Close())
-		if err != nil {
-			os.Remove(dst)
-		}
-	}()
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && path == root:
@@ -182,7 +199,7 @@ func tarBottles(home, dst string) (n int, err error) {
 		n++
 		return addFile(tw, home, path)
 	})
-	return n, err
+	return n, errors.Join(err, tw.Close(), zw.Close())
 }
 
 // addFile writes one file to the tarball under its path relative to home,

@@ -133,3 +133,55 @@ func TestExportImportForget(t *testing.T) {
 		t.Errorf("the bottles are still there: %v", err)
 	}
 }
+
+// TestExportFailureKeepsThePreviousFiles: an export to --out that fails
+// (here its bottles tarball cannot be written) leaves the files a previous
+// export wrote at those paths as they were, and no temporary file beside
+// them; one that succeeds replaces both.
+func TestExportFailureKeepsThePreviousFiles(t *testing.T) {
+	env := testEnv(t)
+	if _, stderr, status := run(t, env, []string{"remember", "--topic", "note", "a note"}); status != exitOK {
+		t.Fatalf("remember: %d %s", status, stderr)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "export.jsonl")
+	if err := os.WriteFile(out, []byte("yesterday's export\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The tarball's path is a directory: the export's second file fails.
+	if err := os.Mkdir(out+bottlesTarSuffix, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, status := run(t, env, []string{"export", "--out", out}); status != exitFailure || !strings.Contains(stderr, "bottles") {
+		t.Fatalf("export --out with its tarball path a directory: %d %q, want a failure naming the bottles", status, stderr)
+	}
+	if b, err := os.ReadFile(out); err != nil || string(b) != "yesterday's export\n" {
+		t.Fatalf("after the failed export, %s holds %q (%v), want the previous export", out, b, err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"export.jsonl", "export.jsonl" + bottlesTarSuffix}; !slices.Equal(names, want) {
+		t.Errorf("after the failed export the directory holds %v, want %v", names, want)
+	}
+	if err := os.Remove(out + bottlesTarSuffix); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out+bottlesTarSuffix, []byte("yesterday's bottles"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, status := run(t, env, []string{"export", "--out", out}); status != exitOK {
+		t.Fatalf("export --out: %d %q", status, stderr)
+	}
+	if b, _ := os.ReadFile(out); !strings.Contains(rowsOf(t, string(b)), `"table":"memories"`) {
+		t.Errorf("the export did not replace the previous one: %.200q", b)
+	}
+	if names := tarNames(t, out+bottlesTarSuffix); len(names) != 0 {
+		t.Errorf("the new tarball holds %v, want no bottle", names)
+	}
+}
