@@ -161,6 +161,8 @@ func TestBadInput(t *testing.T) {
 		{"wrong type: a number for text", "POST", "/api/v1/agent-sessions/close", keyA, `{"agent":5,"sessionId":"s1"}`, 400, "invalid", "agent", false, ""},
 		{"wrong type: text for a boolean", "POST", "/api/v1/agent-sessions/heartbeat", keyA, `{"agent":"claude-code","sessionId":"s1","stop":"yes"}`, 400, "invalid", "stop", false, ""},
 		{"wrong type: nested", "POST", "/api/v1/episodes/precompact", keyA, `{"provider":"claude-code","providerEvent":"PreCompact","agent":"claude-code","sessionId":"s1","sealed":{"gap":"two"}}`, 400, "invalid", "sealed.gap", false, ""},
+		{"wrong type: a member of an episode's event", "POST", "/api/v1/episodes/stop", keyA, `{"provider":5,"providerEvent":"Stop","agent":"claude-code","sessionId":"s1"}`, 400, "invalid", "provider", false, ""},
+		{"out of range: a marker's gap", "POST", "/api/v1/bottles/arm", keyA, `{"agent":"claude-code","sessionId":"s1","path":"/tmp/b.md","mode":"full","gap":1e400,"armedAt":"2026-01-01T00:00:00Z"}`, 400, "invalid", "gap", false, ""},
 		{"wrong type: a fraction for an integer", "POST", "/api/v1/episodes/end", keyA, `{"provider":"claude-code","providerEvent":"SessionEnd","agent":"claude-code","sessionId":"s1","budgetMs":1.5}`, 400, "invalid", "budgetMs", false, ""},
 		{"wrong form: a due date", "POST", "/api/v1/memories", keyA, `{"kind":"commitment","topic":"t","content":"c","due":"tomorrow"}`, 400, "invalid", "body", false, ""},
 		{"wrong type: query integer", "GET", "/api/v1/records?limit=ten", keyA, ``, 400, "invalid", "limit", false, ""},
