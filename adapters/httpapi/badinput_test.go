@@ -158,6 +158,12 @@ func TestBadInput(t *testing.T) {
 		{"a member twice in an array's object", "POST", "/api/v1/agent-sessions/open", keyA, `{"agent":"claude-code","sessionId":"s1","source":"startup","project":"baton","briefedMemories":[{"id":"` + memID + `","topic":"ship","topic":"other","status":"open"}]}`, 400, "invalid", "topic", false, ""},
 		{"a query parameter in another case", "GET", "/api/v1/records?Limit=5", keyA, ``, 400, "invalid", "Limit", false, ""},
 		{"unknown query parameter: a tenant", "GET", "/api/v1/agent-sessions?agent=claude-code&sessionId=s1&tenant=tenant-b", keyA, ``, 400, "invalid", "tenant", false, ""},
+		{"a query parameter on a write: a tenant", "POST", "/api/v1/memories?tenant=tenant-b", keyA, `{"kind":"note","topic":"t","content":"c"}`, 400, "invalid", "tenant", false, ""},
+		{"a query parameter on a write: a run id to attribute it to", "POST", "/api/v1/memories/" + memID + "/resolve?sessionRunId=" + runID, keyA, `{}`, 400, "invalid", "sessionRunId", false, ""},
+		{"a query parameter on an episode", "POST", "/api/v1/episodes/stop?agent=codex", keyA, `{"provider":"claude-code","providerEvent":"Stop","agent":"claude-code","sessionId":"s1"}`, 400, "invalid", "agent", false, ""},
+		{"a malformed query on a write", "POST", "/api/v1/agent-sessions/close?%zz", keyA, `{"agent":"claude-code","sessionId":"s1"}`, 400, "invalid", "query", false, ""},
+		{"a query parameter on a read that takes none", "GET", "/api/v1/memories/" + memID + "?tenant=tenant-b", keyA, ``, 400, "invalid", "tenant", false, ""},
+		{"a query parameter on the export", "GET", "/api/v1/export?tenant=tenant-b", keyA, ``, 400, "invalid", "tenant", false, ""},
 		{"wrong type: a number for text", "POST", "/api/v1/agent-sessions/close", keyA, `{"agent":5,"sessionId":"s1"}`, 400, "invalid", "agent", false, ""},
 		{"wrong type: text for a boolean", "POST", "/api/v1/agent-sessions/heartbeat", keyA, `{"agent":"claude-code","sessionId":"s1","stop":"yes"}`, 400, "invalid", "stop", false, ""},
 		{"wrong type: nested", "POST", "/api/v1/episodes/precompact", keyA, `{"provider":"claude-code","providerEvent":"PreCompact","agent":"claude-code","sessionId":"s1","sealed":{"gap":"two"}}`, 400, "invalid", "sealed.gap", false, ""},
@@ -273,8 +279,10 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%s changed tenant A's data beyond the ledger:\nbefore %+v\nafter  %+v", tc.name, before, after)
 		}
 	}
-	if got := s.send(t, "GET", "/healthz", "", ""); got.status != http.StatusOK || string(got.body) != "ok" {
-		t.Errorf("the health probe answered %d %q without a key", got.status, got.body)
+	for _, probe := range []string{"/healthz", "/healthz?probe=1", "/healthz?%zz"} {
+		if got := s.send(t, "GET", probe, "", ""); got.status != http.StatusOK || string(got.body) != "ok" {
+			t.Errorf("the health probe %s answered %d %q without a key", probe, got.status, got.body)
+		}
 	}
 	// Tenant B's ledger holds only what B's own calls recorded.
 	if es, err := b.Ledger(ctx, uuid.Nil, continuity.MaxLedgerRead); err != nil || len(es) != 0 {

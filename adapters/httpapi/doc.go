@@ -9,7 +9,7 @@
 // status table; bodies are decoded strictly (unknown members, members
 // named in another case than their field's or repeated in one object,
 // other JSON types, trailing data and bodies over MaxBodyBytes are
-// refused) and text that is not UTF-8 reaches the service as sent, so it
+// refused, and so is a query parameter a route does not take) and text that is not UTF-8 reaches the service as sent, so it
 // is refused naming its field. A 401 carries WWW-Authenticate: Bearer.
 // Requests are logged with their id, route, status and duration only.
 // openapi.json describes every route and is tested against the handler in
