@@ -345,6 +345,11 @@ func TestServeShutdown(t *testing.T) {
 // TestServeRefuses: each configuration serve refuses fails before a store
 // is opened or an address bound, with an error naming what to fix.
 func TestServeRefuses(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
 	keys := filepath.Join(t.TempDir(), "keys")
 	if err := os.WriteFile(keys, []byte("# team\nk1=team-a\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -367,6 +372,10 @@ func TestServeRefuses(t *testing.T) {
 		{"a missing key file", "", "local", []string{"--keys-file", keys + ".nope"}, "does not exist"},
 		{"an invalid local tenant", "", "", nil, "BATON_TENANT: invalid"},
 		{"a worker interval under a second", "", "local", []string{"--worker-every", "999ms"}, "--worker-every must be at least 1s"},
+		{"a negative shutdown timeout", "k=t", "local", []string{"--shutdown-timeout=-1s"}, "--shutdown-timeout must be 0 or more, not -1s"},
+		{"an address without a port, with keys", "k=t", "local", []string{"--addr", "127.0.0.1"}, "--addr 127.0.0.1: listen tcp"},
+		{"a port out of range, with keys", "k=t", "local", []string{"--addr", "127.0.0.1:99999"}, "--addr 127.0.0.1:99999: listen tcp"},
+		{"an address in use", "k=t", "local", []string{"--addr", taken.Addr().String()}, "--addr " + taken.Addr().String() + ": listen tcp"},
 	}
 	for _, tc := range cases {
 		env := testEnv(t)
