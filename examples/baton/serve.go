@@ -102,9 +102,12 @@ func (c *ServeCmd) Run(ctx context.Context, env *Env) error {
 	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
 	_, keyless := auth.(localAuthenticator)
 	status := &statuspage.Options{Keyless: keyless, WorkDir: env.Dir}
-	if env.Home != "" {
-		// Bottles are rendered where the transcripts are: a local server
-		// shows this machine's; a team server has none to show.
+	if keyless && env.Home != "" {
+		// Bottles are rendered where the transcripts are, by this machine's
+		// hooks for the local tenant: a keyless server, every request the
+		// local tenant's, shows them. Bottle files carry no tenant, so a
+		// server with keys shows them to none (a tenant may open a
+		// conversation under any session id, the local one's included).
 		status.Bottles = statuspage.HomeBottles(env.Home)
 	}
 	srv := &http.Server{
