@@ -24,8 +24,6 @@
 // Files:
 //
 //	routes.go   the route table: method, path, request and response types, status, retry policy; the data-rights routes
-//	handler.go  NewHandler, Options: authentication, decoding, one API call, encoding, the log line
-//	routes.go   the route table: method, path, request and response types, status, retry policy
 //	handler.go  NewHandler, Options: authentication, decoding, one API call, encoding, the log line;
 //	            the status page (package statuspage) under /status/ when Options.Status is set
 //	decode.go   strict body decoding; strings that are not UTF-8 put back as sent
