@@ -64,7 +64,7 @@ func TestNoNudgeFromAFailedStop(t *testing.T) {
 		{"a team server's 500 with the partial result", server(500, `{"error":{"code":"internal","message":"internal error"},`+partial+`}`), false},
 		{"a team server's 409 with the partial result", server(409, `{"error":{"code":"conflict","message":"busy"},`+partial+`}`), false},
 		{"a Stop that succeeded", nudgingAPI{}, true},
-		{"a team server's success", server(200, `{`+partial+`}`), true},
+		{"a team server's success", server(200, `{"activationEpoch":1,`+partial+`}`), true},
 	}
 	for _, a := range answers {
 		for _, s := range stops {

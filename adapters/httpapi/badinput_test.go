@@ -158,9 +158,17 @@ func TestBadInput(t *testing.T) {
 		{"a member twice in an array's object", "POST", "/api/v1/agent-sessions/open", keyA, `{"agent":"claude-code","sessionId":"s1","source":"startup","project":"baton","briefedMemories":[{"id":"` + memID + `","topic":"ship","topic":"other","status":"open"}]}`, 400, "invalid", "topic", false, ""},
 		{"a query parameter in another case", "GET", "/api/v1/records?Limit=5", keyA, ``, 400, "invalid", "Limit", false, ""},
 		{"unknown query parameter: a tenant", "GET", "/api/v1/agent-sessions?agent=claude-code&sessionId=s1&tenant=tenant-b", keyA, ``, 400, "invalid", "tenant", false, ""},
+		{"a query parameter on a write: a tenant", "POST", "/api/v1/memories?tenant=tenant-b", keyA, `{"kind":"note","topic":"t","content":"c"}`, 400, "invalid", "tenant", false, ""},
+		{"a query parameter on a write: a run id to attribute it to", "POST", "/api/v1/memories/" + memID + "/resolve?sessionRunId=" + runID, keyA, `{}`, 400, "invalid", "sessionRunId", false, ""},
+		{"a query parameter on an episode", "POST", "/api/v1/episodes/stop?agent=codex", keyA, `{"provider":"claude-code","providerEvent":"Stop","agent":"claude-code","sessionId":"s1"}`, 400, "invalid", "agent", false, ""},
+		{"a malformed query on a write", "POST", "/api/v1/agent-sessions/close?%zz", keyA, `{"agent":"claude-code","sessionId":"s1"}`, 400, "invalid", "query", false, ""},
+		{"a query parameter on a read that takes none", "GET", "/api/v1/memories/" + memID + "?tenant=tenant-b", keyA, ``, 400, "invalid", "tenant", false, ""},
+		{"a query parameter on the export", "GET", "/api/v1/export?tenant=tenant-b", keyA, ``, 400, "invalid", "tenant", false, ""},
 		{"wrong type: a number for text", "POST", "/api/v1/agent-sessions/close", keyA, `{"agent":5,"sessionId":"s1"}`, 400, "invalid", "agent", false, ""},
 		{"wrong type: text for a boolean", "POST", "/api/v1/agent-sessions/heartbeat", keyA, `{"agent":"claude-code","sessionId":"s1","stop":"yes"}`, 400, "invalid", "stop", false, ""},
 		{"wrong type: nested", "POST", "/api/v1/episodes/precompact", keyA, `{"provider":"claude-code","providerEvent":"PreCompact","agent":"claude-code","sessionId":"s1","sealed":{"gap":"two"}}`, 400, "invalid", "sealed.gap", false, ""},
+		{"wrong type: a member of an episode's event", "POST", "/api/v1/episodes/stop", keyA, `{"provider":5,"providerEvent":"Stop","agent":"claude-code","sessionId":"s1"}`, 400, "invalid", "provider", false, ""},
+		{"out of range: a marker's gap", "POST", "/api/v1/bottles/arm", keyA, `{"agent":"claude-code","sessionId":"s1","path":"/tmp/b.md","mode":"full","gap":1e400,"armedAt":"2026-01-01T00:00:00Z"}`, 400, "invalid", "gap", false, ""},
 		{"wrong type: a fraction for an integer", "POST", "/api/v1/episodes/end", keyA, `{"provider":"claude-code","providerEvent":"SessionEnd","agent":"claude-code","sessionId":"s1","budgetMs":1.5}`, 400, "invalid", "budgetMs", false, ""},
 		{"wrong form: a due date", "POST", "/api/v1/memories", keyA, `{"kind":"commitment","topic":"t","content":"c","due":"tomorrow"}`, 400, "invalid", "body", false, ""},
 		{"wrong type: query integer", "GET", "/api/v1/records?limit=ten", keyA, ``, 400, "invalid", "limit", false, ""},
@@ -271,8 +279,10 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%s changed tenant A's data beyond the ledger:\nbefore %+v\nafter  %+v", tc.name, before, after)
 		}
 	}
-	if got := s.send(t, "GET", "/healthz", "", ""); got.status != http.StatusOK || string(got.body) != "ok" {
-		t.Errorf("the health probe answered %d %q without a key", got.status, got.body)
+	for _, probe := range []string{"/healthz", "/healthz?probe=1", "/healthz?%zz"} {
+		if got := s.send(t, "GET", probe, "", ""); got.status != http.StatusOK || string(got.body) != "ok" {
+			t.Errorf("the health probe %s answered %d %q without a key", probe, got.status, got.body)
+		}
 	}
 	// Tenant B's ledger holds only what B's own calls recorded.
 	if es, err := b.Ledger(ctx, uuid.Nil, continuity.MaxLedgerRead); err != nil || len(es) != 0 {

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"mime"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -218,8 +219,10 @@ func sleep(ctx context.Context, d time.Duration) bool {
 //
 // A success is the route's only when it is: its status exactly, and for a
 // route that answers a body, a JSON object (every route's answer is one:
-// TestEveryAnswerIsAnObject). Anything else (a proxy's or another server's 200, an empty body,
-// a JSON null) is internal: it is never read as a result nobody sent.
+// TestEveryAnswerIsAnObject) holding every member the route always answers.
+// Anything else (a proxy's or another server's 200, an empty body, a JSON
+// null, {}, another route's answer) is internal: it is never read as a
+// result nobody sent.
 func decodeAnswer(rt *route, status int, ctype string, answer []byte, out any) error {
 	if status >= 200 && status < 300 {
 		if err := isRouteAnswer(rt, status, ctype, answer); err != nil {
@@ -281,8 +284,21 @@ func isRouteAnswer(rt *route, status int, ctype string, answer []byte) error {
 	if mt, _, err := mime.ParseMediaType(ctype); err != nil || mt != "application/json" {
 		return fmt.Errorf("Content-Type %q, the route answers application/json", ctype)
 	}
-	if len(body) == 0 || body[0] != '{' {
+	var members map[string]json.RawMessage
+	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &members) != nil {
 		return errors.New("the body is not a JSON object")
+	}
+	// Every member the route always answers is there: an object without
+	// them is another route's, a proxy's or another server's answer (an
+	// empty {}), and read as this route's it would be a zero result. A
+	// member the route does not know is not refused: a newer server may
+	// answer more.
+	if rt.response.Kind() == reflect.Struct {
+		for _, f := range fieldsOf(rt.response) {
+			if _, ok := members[f.name]; !ok && !f.optional {
+				return fmt.Errorf("the answer lacks the route's member %q", f.name)
+			}
+		}
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/batonhq/baton/continuity"
 	"github.com/batonhq/baton/continuity/sqlstore/sqltest"
 	"github.com/batonhq/baton/continuity/storetest"
+	"github.com/google/uuid"
 )
 
 // wantUnreachable asserts err is the Client's unreachable error: internal,
@@ -206,12 +207,20 @@ func TestClientReadsAnswers(t *testing.T) {
 
 // TestClientRefusesOtherSuccesses: a 2xx that is not the route's own (a
 // proxy's or another server's page, a status the route does not answer, an
-// empty body, a JSON null or list) is internal, never a zero result read as
-// the server's, and never unreachable; a route that answers no body takes
-// only its own status and no body.
+// empty body, a JSON null or list, an object without the members the route
+// always answers: {}, another route's answer) is internal, never a zero
+// result read as the server's, and never unreachable; a member the route
+// does not know (a newer server's) is read past. A route that answers no
+// body takes only its own status and no body.
 func TestClientRefusesOtherSuccesses(t *testing.T) {
 	ctx := context.Background()
 	const id = "0195d1b2-7c3e-7abc-9def-000000000001"
+	own, err := json.Marshal(continuity.Memory{ID: uuid.MustParse(id), Kind: continuity.KindNote, Topic: "t", Content: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer := strings.Replace(string(own), "{", `{"addedLater":1,`, 1)
+	lacking := strings.Replace(string(own), `"topic":"t",`, "", 1)
 	memory := func(c *Client) error { _, err := c.Memory(ctx, id); return err }
 	arm := func(c *Client) error {
 		return c.ArmBottle(ctx, agent, bottle.Marker{SessionID: "s1", Path: "/b"})
@@ -224,16 +233,22 @@ func TestClientRefusesOtherSuccesses(t *testing.T) {
 		call   func(*Client) error
 		ok     bool
 	}{
-		{"the route's own answer", 200, "application/json", `{"id":"` + id + `"}`, memory, true},
-		{"with a charset", 200, "application/json; charset=utf-8", `{}`, memory, true},
+		{"the route's own answer", 200, "application/json", string(own), memory, true},
+		{"with a charset", 200, "application/json; charset=utf-8", string(own), memory, true},
+		{"a newer server's answer, with a member more", 200, "application/json", newer, memory, true},
+		{"an empty object", 200, "application/json", `{}`, memory, false},
+		{"an answer without one of the route's members", 200, "application/json", lacking, memory, false},
+		{"another route's answer", 200, "application/json", `{"text":"the debrief"}`, memory, false},
+		{"an error under a 200", 200, "application/json", `{"error":{"code":"not_found","message":"m"}}`, memory, false},
+		{"an object that does not end", 200, "application/json", string(own[:len(own)-1]), memory, false},
 		{"an HTML page", 200, "text/html", "<html>portal</html>", memory, false},
-		{"JSON under another type", 200, "text/plain", `{}`, memory, false},
-		{"no type", 200, "", `{}`, memory, false},
+		{"JSON under another type", 200, "text/plain", string(own), memory, false},
+		{"no type", 200, "", string(own), memory, false},
 		{"an empty body", 200, "application/json", "", memory, false},
 		{"white space", 200, "application/json", " \n", memory, false},
 		{"null", 200, "application/json", "null", memory, false},
 		{"a list", 200, "application/json", "[]", memory, false},
-		{"another 2xx", 201, "application/json", `{}`, memory, false},
+		{"another 2xx", 201, "application/json", string(own), memory, false},
 		{"a 204", 204, "", "", memory, false},
 		{"no content, as the route answers", 204, "", "", arm, true},
 		{"a 200 where the route answers 204", 200, "text/html", "<html>ok</html>", arm, false},

@@ -49,7 +49,7 @@ func decodeBody(body []byte, into any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(into); err != nil {
-		return decodeError(err)
+		return decodeError(err, reflect.TypeOf(into))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return continuity.Invalid("body", "must hold one JSON object and nothing after it")
@@ -69,8 +69,9 @@ const unknownField = `json: unknown field "`
 // notAField is the reason given for a member the request has not.
 const notAField = "is not a field of this request"
 
-// decodeError names what encoding/json refused, without echoing the value.
-func decodeError(err error) error {
+// decodeError names what encoding/json refused, decoding into a value of
+// type into, without echoing the value.
+func decodeError(err error, into reflect.Type) error {
 	var (
 		syntax *json.SyntaxError
 		typ    *json.UnmarshalTypeError
@@ -79,7 +80,7 @@ func decodeError(err error) error {
 	case errors.As(err, &syntax), errors.Is(err, io.ErrUnexpectedEOF):
 		return continuity.Invalid("body", "must be valid JSON")
 	case errors.As(err, &typ):
-		name := typ.Field
+		name := wirePath(into, typ.Field)
 		if name == "" {
 			name = "body"
 		}
@@ -91,6 +92,37 @@ func decodeError(err error) error {
 	// A member's own parser refused its text (a time, a UUID): its error
 	// may quote the value, so only the class is said.
 	return continuity.Invalid("body", "holds a value not of its field's form")
+}
+
+// wirePath returns the member path encoding/json gives a type error, for a
+// value of type t, as the wire names it: encoding/json puts the Go name of
+// each embedded struct it went through into the path ("EventParams.agent"),
+// where the wire has the promoted member alone ("agent").
+func wirePath(t reflect.Type, goPath string) string {
+	if goPath == "" {
+		return ""
+	}
+	var out []string
+	for _, name := range strings.Split(goPath, ".") {
+		// A path steps through lists and maps without naming an element.
+		for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map) {
+			t = t.Elem()
+		}
+		if t == nil || t.Kind() != reflect.Struct {
+			out, t = append(out, name), nil
+			continue
+		}
+		if f, ok := fieldNamed(t, name); ok {
+			out, t = append(out, name), f.typ
+			continue
+		}
+		if sf, ok := t.FieldByName(name); ok && sf.Anonymous {
+			t = sf.Type // an embedded struct: its members are the outer object's
+			continue
+		}
+		out, t = append(out, name), nil
+	}
+	return strings.Join(out, ".")
 }
 
 // jsonType names the JSON type values of t are written as.

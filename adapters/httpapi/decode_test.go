@@ -141,3 +141,41 @@ func TestDecodeBodyWorkIsLinear(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeBodyTypeErrorsNameTheMember: a value of another JSON type, or
+// a number its integer cannot hold, is refused naming its member as the
+// wire spells it, at every level: a member an embedded struct promotes
+// (the event of every episode call, a marker's) is named alone, never
+// with the Go name of the struct that holds it.
+func TestDecodeBodyTypeErrorsNameTheMember(t *testing.T) {
+	stop := func() any { return &continuity.StopParams{} }
+	arm := func() any { return &ArmRequest{} }
+	compact := func() any { return &continuity.PreCompactParams{} }
+	open := func() any { return &continuity.OpenParams{} }
+	cases := []struct {
+		name  string
+		into  func() any
+		body  string
+		field string
+		why   string
+	}{
+		{"a member of the struct itself", open, `{"agent":5}`, "agent", "must be a JSON string"},
+		{"a member of the embedded event", stop, `{"provider":5,"providerEvent":"Stop","agent":"a","sessionId":"s"}`, "provider", "must be a JSON string"},
+		{"a list for the embedded event's text", stop, `{"provider":"p","sessionId":["s"]}`, "sessionId", "must be a JSON string"},
+		{"a member of the episode's own", stop, `{"provider":"p","lastMessage":true}`, "lastMessage", "must be a JSON string"},
+		{"an embedded marker's text", arm, `{"agent":"a","sessionId":7}`, "sessionId", "must be a JSON string"},
+		{"an embedded marker's integer out of range", arm, `{"agent":"a","gap":1e400}`, "gap", "must be a JSON integer"},
+		{"an embedded marker's integer too large", arm, `{"agent":"a","gap":99999999999999999999}`, "gap", "must be a JSON integer"},
+		{"an embedded marker's fraction", arm, `{"agent":"a","gap":0.5}`, "gap", "must be a JSON integer"},
+		{"a nested object's integer", compact, `{"provider":"p","sealed":{"gap":"two"}}`, "sealed.gap", "must be a JSON integer"},
+		{"a member of an array's object", open, `{"briefedMemories":[{"topic":5}]}`, "briefedMemories.topic", "must be a JSON string"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := decodeBody([]byte(tc.body), tc.into())
+			if continuity.ErrorCode(err) != continuity.CodeInvalid || continuity.ErrorFields(err)[tc.field] != tc.why || len(continuity.ErrorFields(err)) != 1 {
+				t.Errorf("decodeBody = %v (fields %v), want invalid naming %q: %s", err, continuity.ErrorFields(err), tc.field, tc.why)
+			}
+		})
+	}
+}

@@ -9,7 +9,7 @@
 // status table; bodies are decoded strictly (unknown members, members
 // named in another case than their field's or repeated in one object,
 // other JSON types, trailing data and bodies over MaxBodyBytes are
-// refused) and text that is not UTF-8 reaches the service as sent, so it
+// refused, and so is a query parameter a route does not take) and text that is not UTF-8 reaches the service as sent, so it
 // is refused naming its field. A 401 carries WWW-Authenticate: Bearer.
 // Requests are logged with their id, route, status and duration only.
 // openapi.json describes every route and is tested against the handler in
@@ -24,8 +24,6 @@
 // Files:
 //
 //	routes.go   the route table: method, path, request and response types, status, retry policy; the data-rights routes
-//	handler.go  NewHandler, Options: authentication, decoding, one API call, encoding, the log line
-//	routes.go   the route table: method, path, request and response types, status, retry policy
 //	handler.go  NewHandler, Options: authentication, decoding, one API call, encoding, the log line;
 //	            the status page (package statuspage) under /status/ when Options.Status is set
 //	decode.go   strict body decoding; strings that are not UTF-8 put back as sent

@@ -228,21 +228,34 @@ func writeStream(w http.ResponseWriter, stream exportStream) {
 
 // decodeRequest returns a pointer to the route's request decoded from the
 // body (POST, sent as application/json) or the query (GET), at most
-// MaxBodyBytes of body read.
+// MaxBodyBytes of body read. A route that takes no query (a POST, a read
+// of nothing but its path) refuses every query parameter, as a body
+// refuses a member its request has not: ignored, it would be one the
+// caller meant (a run id to attribute a write to). The health probe
+// answers whatever asks it.
 //
 // Errors: invalid, too_large.
 func decodeRequest(w http.ResponseWriter, r *http.Request, rt *route) (any, error) {
+	query := r.URL.RawQuery
+	if rt.traits&public != 0 {
+		query = ""
+	}
+	// URL.Query would drop a malformed pair without a word, and with it
+	// a parameter the caller meant.
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return nil, continuity.Invalid("query", "must be name=value pairs joined by '&', each escape %XX")
+	}
+	if rt.method != http.MethodGet || rt.request == nil {
+		if err := noQuery(q); err != nil {
+			return nil, err
+		}
+	}
 	if rt.request == nil {
 		return &none{}, nil
 	}
 	req := reflect.New(rt.request).Interface()
 	if rt.method == http.MethodGet {
-		// URL.Query would drop a malformed pair without a word, and with it
-		// a parameter the caller meant.
-		q, err := url.ParseQuery(r.URL.RawQuery)
-		if err != nil {
-			return nil, continuity.Invalid("query", "must be name=value pairs joined by '&', each escape %XX")
-		}
 		return req, decodeQuery(q, req)
 	}
 	// A body says it is JSON: a web page may send any other type (or none)

@@ -140,7 +140,8 @@ func openAPI() object {
 				"(the receipt id) beside the error. A body is sent as application/json (another Content-Type, or none, is " +
 				"invalid naming Content-Type); bodies over " + strconv.Itoa(MaxBodyBytes) + " bytes are too_large; unknown " +
 				"members (a member's name is its field's exactly, case included), a member repeated in one object, " +
-				"other JSON types and text that is not UTF-8 are invalid, naming the field.",
+				"other JSON types and text that is not UTF-8 are invalid, naming the field, and so is a query " +
+				"parameter the route does not take (every parameter of a POST or of a read with none described).",
 		},
 		"security": []any{object{"apiKey": []any{}}},
 		"components": object{

@@ -226,7 +226,7 @@ func decodeQuery(q url.Values, into any) error {
 	for name, vals := range q {
 		f, ok := fieldNamed(rv.Type(), name)
 		if !ok {
-			bad[name] = "is not a parameter of this route"
+			bad[name] = notAParameter
 			continue
 		}
 		fv := rv.FieldByIndex(f.index)
@@ -247,6 +247,20 @@ func decodeQuery(q url.Values, into any) error {
 			}
 		}
 		fv.Set(list)
+	}
+	return invalid(bad)
+}
+
+// notAParameter is the reason given for a query parameter the route has
+// not.
+const notAParameter = "is not a parameter of this route"
+
+// noQuery refuses every parameter of q, the query of a route that takes
+// none. Errors: invalid, naming each parameter.
+func noQuery(q url.Values) error {
+	bad := map[string]string{}
+	for name := range q {
+		bad[name] = notAParameter
 	}
 	return invalid(bad)
 }

@@ -23,7 +23,9 @@
 // checked, kept in an HttpOnly, SameSite=Strict cookie scoped to the
 // page's directory, and the browser is redirected to the URL without it.
 // Later requests carry the cookie, which is presented to the
-// Authenticator as the Bearer key. Without valid credentials a page
+// Authenticator as the Bearer key. A ?key= that a browser says another
+// site sent (Sec-Fetch-Site cross-site or same-site) is ignored, so no
+// page can log its visitor in as its own tenant. Without valid credentials a page
 // answers 401 with a form asking for the key.
 //
 // Files:

@@ -224,11 +224,21 @@ func statusOf(err error) int {
 // authenticate returns the request's tenant. A key given as ?key= is
 // checked and returned, to be kept in the cookie; otherwise the cookie, if
 // any, is presented as the Bearer key, and else the request as it came.
+//
+// A ?key= a browser says came from another site (Sec-Fetch-Site
+// cross-site or same-site: a link or a form of another page) is ignored:
+// keeping it would let any page log its visitor in as the page's own
+// tenant (a login CSRF), the cookie then showing that tenant's pages as
+// the visitor's. A key typed in the address bar or sent by the page's own
+// form is kept.
 func (h *handler) authenticate(r *http.Request) (tenant, key string, err error) {
 	if h.opts.Authenticator == nil {
 		return "", "", errors.New("no authenticator")
 	}
 	presented, given := "", r.URL.Query().Get("key")
+	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
+		given = ""
+	}
 	if given != "" {
 		presented = given
 	} else if c, err := r.Cookie(cookieName); err == nil && c.Value != "" {

@@ -534,6 +534,36 @@ func TestAuthentication(t *testing.T) {
 	if resp, _ := get(t, base, "", &http.Cookie{Name: "baton_status_key", Value: "wrong"}); resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("a wrong cookie: %d", resp.StatusCode)
 	}
+	// A ?key= is kept only from the address bar or the page's own form: a
+	// link or form of another site would log its visitor in as its own
+	// tenant. Ignored, the request is authenticated as if it had none.
+	for _, tc := range []struct {
+		site   string // Sec-Fetch-Site; "" sends none (a browser without it)
+		cookie *http.Cookie
+		status int
+	}{
+		{"", nil, http.StatusSeeOther},
+		{"none", nil, http.StatusSeeOther},
+		{"same-origin", nil, http.StatusSeeOther},
+		{"cross-site", nil, http.StatusUnauthorized},
+		{"same-site", nil, http.StatusUnauthorized},
+		{"cross-site", kept, http.StatusOK},
+	} {
+		req := must(http.NewRequest(http.MethodGet, base+"memory?key="+keyA, nil))
+		if tc.site != "" {
+			req.Header.Set("Sec-Fetch-Site", tc.site)
+		}
+		if tc.cookie != nil {
+			req.AddCookie(tc.cookie)
+		}
+		noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp := must(noFollow.Do(req))
+		resp.Body.Close()
+		setsCookie := len(resp.Cookies()) > 0
+		if resp.StatusCode != tc.status || setsCookie != (tc.status == http.StatusSeeOther) {
+			t.Errorf("?key= with Sec-Fetch-Site %q (cookie %v): %d, sets a cookie %v; want %d", tc.site, tc.cookie != nil, resp.StatusCode, setsCookie, tc.status)
+		}
+	}
 
 	if resp, body := get(t, f.serve(t, statuspage.Options{Authenticator: forbidding{}}, nil), keyA); resp.StatusCode != http.StatusForbidden ||
 		!strings.Contains(body, "this key may not read the status page") {

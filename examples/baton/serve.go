@@ -68,6 +68,9 @@ func (c *ServeCmd) Run(ctx context.Context, env *Env) error {
 	if c.WorkerEvery != 0 && c.WorkerEvery < time.Second {
 		return errors.New("serve: --worker-every must be at least 1s")
 	}
+	if c.ShutdownTimeout < 0 {
+		return fmt.Errorf("serve: --shutdown-timeout must be 0 or more, not %s", c.ShutdownTimeout)
+	}
 	background := c.Background
 	if !c.NoWorker {
 		cfg := WorkerConfig{Every: cmp.Or(c.WorkerEvery, DefaultWorkerEvery), Closer: env.Closer, Judge: closerJudge, Home: env.Home}
@@ -83,22 +86,28 @@ func (c *ServeCmd) Run(ctx context.Context, env *Env) error {
 	}
 	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
+	// The address is bound before the store is opened: an address that
+	// cannot be served (no port, one in use) creates no store.
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return fmt.Errorf("serve: --addr %s: %w", c.Addr, err)
+	}
+	defer ln.Close() // Serve closes it; this, when the store is refused
 	dsn := cmp.Or(c.DSN, env.DSN)
 	svc, closeStore, err := env.openService(ctx, dsn, nil)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer closeStore()
-	ln, err := net.Listen("tcp", c.Addr)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
 	_, keyless := auth.(localAuthenticator)
 	status := &statuspage.Options{Keyless: keyless, WorkDir: env.Dir}
-	if env.Home != "" {
-		// Bottles are rendered where the transcripts are: a local server
-		// shows this machine's; a team server has none to show.
+	if keyless && env.Home != "" {
+		// Bottles are rendered where the transcripts are, by this machine's
+		// hooks for the local tenant: a keyless server, every request the
+		// local tenant's, shows them. Bottle files carry no tenant, so a
+		// server with keys shows them to none (a tenant may open a
+		// conversation under any session id, the local one's included).
 		status.Bottles = statuspage.HomeBottles(env.Home)
 	}
 	srv := &http.Server{

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/batonhq/baton/adapters/httpapi"
+	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/continuity"
 	"github.com/google/uuid"
 )
@@ -345,6 +346,11 @@ func TestServeShutdown(t *testing.T) {
 // TestServeRefuses: each configuration serve refuses fails before a store
 // is opened or an address bound, with an error naming what to fix.
 func TestServeRefuses(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
 	keys := filepath.Join(t.TempDir(), "keys")
 	if err := os.WriteFile(keys, []byte("# team\nk1=team-a\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -367,6 +373,10 @@ func TestServeRefuses(t *testing.T) {
 		{"a missing key file", "", "local", []string{"--keys-file", keys + ".nope"}, "does not exist"},
 		{"an invalid local tenant", "", "", nil, "BATON_TENANT: invalid"},
 		{"a worker interval under a second", "", "local", []string{"--worker-every", "999ms"}, "--worker-every must be at least 1s"},
+		{"a negative shutdown timeout", "k=t", "local", []string{"--shutdown-timeout=-1s"}, "--shutdown-timeout must be 0 or more, not -1s"},
+		{"an address without a port, with keys", "k=t", "local", []string{"--addr", "127.0.0.1"}, "--addr 127.0.0.1: listen tcp"},
+		{"a port out of range, with keys", "k=t", "local", []string{"--addr", "127.0.0.1:99999"}, "--addr 127.0.0.1:99999: listen tcp"},
+		{"an address in use", "k=t", "local", []string{"--addr", taken.Addr().String()}, "--addr " + taken.Addr().String() + ": listen tcp"},
 	}
 	for _, tc := range cases {
 		env := testEnv(t)
@@ -438,4 +448,52 @@ func otherPort(addr string) string {
 	h, p, _ := net.SplitHostPort(addr)
 	n, _ := strconv.Atoi(p)
 	return net.JoinHostPort(h, strconv.Itoa(n%65535+1))
+}
+
+// TestServeStatusPageBottles: the bottles under BATON_HOME are the local
+// hooks', whose tenant is the local one, and bottle files carry no tenant.
+// A keyless serve (every request the local tenant's) shows them on the
+// status page; a serve with API keys shows none of them to any tenant, not
+// even to one that opened a conversation under the same session id.
+func TestServeStatusPageBottles(t *testing.T) {
+	const secret = "LOCAL-BOTTLE-SECRET"
+	transcript := filepath.Join(t.TempDir(), "t.jsonl")
+	line := `{"type":"user","message":{"role":"user","content":"` + secret + `"},"timestamp":"2026-11-30T09:00:00Z","sessionId":"s1","uuid":"u1"}` + "\n"
+	if err := os.WriteFile(transcript, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, apiKeys, key string
+		shown              bool
+	}{
+		{"keyless", "", "", true},
+		{"with API keys", "key-one=team-a", "key-one", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := testEnv(t)
+			env.APIKeys = tc.apiKeys
+			if _, err := (&bottle.Bottler{Home: env.Home, Agent: defaultAgent}).Render(ctx, "s1", transcript); err != nil {
+				t.Fatal(err)
+			}
+			s := startServe(t, env, ServeCmd{NoWorker: true})
+			c := httpapi.NewClient(s.url(), tc.key, httpapi.ClientOptions{Timeout: time.Minute})
+			if _, err := c.Open(ctx, continuity.OpenParams{Agent: defaultAgent, SessionID: "s1", Source: continuity.SourceStartup}); err != nil {
+				t.Fatal(err)
+			}
+			req, _ := http.NewRequest(http.MethodGet, s.url()+"/status/session?agent="+defaultAgent+"&id=s1", nil)
+			if tc.key != "" {
+				req.Header.Set("Authorization", "Bearer "+tc.key)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || strings.Contains(string(b), secret) != tc.shown {
+				t.Errorf("the session page: %d, shows the home's bottle %v, want %v", resp.StatusCode, strings.Contains(string(b), secret), tc.shown)
+			}
+		})
+	}
 }
