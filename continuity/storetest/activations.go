@@ -9,11 +9,11 @@ import (
 )
 
 // scenarioActivations: a SessionStart says what its activation did to the
-// row, for every source and every state the row can be in, as the
-// lifecycle table has it: the epoch it left and exactly one of Created,
-// Reopened, Resurrected and Started, or none when the row went on as it
-// was (a retried startup, a compact or a clear of a live row) or a resume
-// began a new activation of a live one.
+// row, for every source and every state the row can be in (no row
+// included), as the lifecycle table has it: the epoch it left and exactly
+// one of Created, Reopened, Resurrected and Started, or none when the row
+// went on as it was (a retried startup, a compact or a clear of a live
+// row) or a resume began a new activation of a live one.
 func scenarioActivations(t *testing.T, h ScenarioHarness) {
 	type flags struct{ created, reopened, resurrected, started bool }
 	for _, tc := range []struct {
@@ -22,6 +22,12 @@ func scenarioActivations(t *testing.T, h ScenarioHarness) {
 		epoch  int
 		want   flags
 	}{
+		{continuity.SourceStartup, "none", 1, flags{created: true}},
+		{continuity.SourceResume, "none", 1, flags{created: true}},
+		// A conversation first seen at a compaction (hooks installed
+		// mid-session) is taken up, as a resume of it would be.
+		{continuity.SourceCompact, "none", 1, flags{created: true}},
+		{continuity.SourceClear, "none", 1, flags{started: true}},
 		{continuity.SourceStartup, "live", 1, flags{}},
 		{continuity.SourceStartup, "closed", 2, flags{reopened: true}},
 		{continuity.SourceStartup, "lapsed", 2, flags{reopened: true}},
@@ -37,7 +43,10 @@ func scenarioActivations(t *testing.T, h ScenarioHarness) {
 	} {
 		t.Run(string(tc.source)+"/"+tc.state, func(t *testing.T) {
 			s := newScene(t, h)
-			first := s.startup("s1", "baton")
+			var first continuity.StartResult
+			if tc.state != "none" {
+				first = s.startup("s1", "baton")
+			}
 			switch tc.state {
 			case "closed":
 				s.clock.Advance(time.Minute)
@@ -48,6 +57,9 @@ func scenarioActivations(t *testing.T, h ScenarioHarness) {
 			s.clock.Advance(time.Second)
 			r := s.start(s.a, startOf("s1", tc.source, "baton"))
 			got := flags{r.Created, r.Reopened, r.Resurrected, r.Started}
+			if tc.state == "none" {
+				first.SessionRunID = s.session(s.a, "s1").ID
+			}
 			if r.SessionRunID != first.SessionRunID || r.ActivationEpoch != tc.epoch || got != tc.want {
 				t.Errorf("%s of a %s row = run %v epoch %d %+v, want run %v epoch %d %+v",
 					tc.source, tc.state, r.SessionRunID, r.ActivationEpoch, got, first.SessionRunID, tc.epoch, tc.want)
