@@ -113,7 +113,8 @@ func (p *OpenParams) normalize(tenant string) (string, error) {
 //     else; a closed or lapsed row starts a new activation: epoch+1, the
 //     briefing fields restamped, the triage handshake back to idle (an
 //     overflowed row stays overflowed) and the activation's Stop count and
-//     start time restarted, so its first Stop cannot nudge.
+//     start time restarted, so its first Stop cannot nudge on Stops or
+//     time of the activation before (untriaged provenance still arms it).
 //   - resume, no row: insert. Live: a new activation (epoch+1) and a
 //     heartbeat. Closed or lapsed: reopen, epoch+1. Resume never compares
 //     params and never restamps the briefing fields.

@@ -32,7 +32,8 @@ type Session struct {
 	// ActivatedAt is when the current activation began (the open, or the
 	// last startup, resume or resurrection that bumped the epoch), and
 	// ActivationStops counts the Stops since then: the triage debounce
-	// reads these, so a reopened conversation's first Stop never nudges.
+	// reads these, so a reopened conversation's first Stop never nudges on
+	// Stops or time of the activation before.
 	ActivatedAt     time.Time `json:"activatedAt,omitzero"`
 	ActivationStops int       `json:"activationStops"`
 	// Compactions counts the compactions the conversation went through.

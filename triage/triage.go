@@ -42,7 +42,8 @@ type Row struct {
 	Watermark []uuid.UUID
 	// ActivationStops is how many Stops the session has heartbeated since
 	// its current activation began: a reopened or resumed conversation
-	// starts again from zero, so its first Stop never nudges.
+	// starts again from zero, so its first Stop never nudges on Stops or
+	// time alone.
 	ActivationStops int
 	// ActivatedAt is when the session's current activation began.
 	ActivatedAt time.Time
