@@ -79,17 +79,20 @@ func (s *signal) fire()  { s.once.Do(func() { close(s.ch) }) }
 // commit (seed: "zero or many at commit → leave payload unset"). Writer A
 // reads the project's leased-open sessions and is paused right there while
 // writer B runs an operation that changes that set: a SessionEnd close, a
-// resurrecting heartbeat, a resurrecting write by run id. The test never
-// sleeps: it releases A only once B has either committed or is provably
-// waiting (for the project lock, or on a store that admits one writer at a
-// time, for the write transaction). If B committed first, A must leave its
-// write unattributed and must not touch the session row; if B waited, A
-// attaches to the one live run and B applies after it.
+// resurrecting heartbeat, a resurrecting write by run id, the open of a
+// second row (a startup inserting it, a resume reopening it), or the
+// close of a second live row. The test never sleeps: it releases A only
+// once B has either committed or is provably waiting (for the project
+// lock, or on a store that admits one writer at a time, for the write
+// transaction). Whichever committed first, A's write is attributed by the
+// set at its commit: to the one live run, or to none (then it must not
+// touch the session row), and B applies after it when it waited.
 func testAttachRace(t *testing.T, h Harness) {
 	type scenario struct {
 		name string
-		// setup returns the run A is expected to see as the only candidate.
-		setup func(t *testing.T, f *fixture) uuid.UUID
+		// setup returns the run A attaches to when B waits for it, and the
+		// one it attaches to when B commits first (uuid.Nil: none).
+		setup func(t *testing.T, f *fixture) (waited, first uuid.UUID)
 		// b is the concurrent operation.
 		b func(ctx context.Context, f *fixture) error
 	}
@@ -102,8 +105,8 @@ func testAttachRace(t *testing.T, h Harness) {
 	scenarios := []scenario{
 		{
 			name: "SessionEnd",
-			setup: func(t *testing.T, f *fixture) uuid.UUID {
-				return mustOpen(t, f, tenantA, startup("s1")).SessionRunID
+			setup: func(t *testing.T, f *fixture) (uuid.UUID, uuid.UUID) {
+				return mustOpen(t, f, tenantA, startup("s1")).SessionRunID, uuid.Nil
 			},
 			b: func(ctx context.Context, f *fixture) error {
 				_, err := f.svc.Close(ctx, tenantA, continuity.CloseParams{Agent: agent, SessionID: "s1"})
@@ -112,10 +115,10 @@ func testAttachRace(t *testing.T, h Harness) {
 		},
 		{
 			name: "ResurrectingHeartbeat",
-			setup: func(t *testing.T, f *fixture) uuid.UUID {
+			setup: func(t *testing.T, f *fixture) (uuid.UUID, uuid.UUID) {
 				mustOpen(t, f, tenantA, startup("s2"))
 				f.clock.Advance(afterLease)
-				return mustOpen(t, f, tenantA, startup("s1")).SessionRunID
+				return mustOpen(t, f, tenantA, startup("s1")).SessionRunID, uuid.Nil
 			},
 			b: func(ctx context.Context, f *fixture) error {
 				_, err := f.svc.Heartbeat(ctx, tenantA, continuity.HeartbeatParams{Agent: agent, SessionID: "s2", Stop: true})
@@ -124,13 +127,53 @@ func testAttachRace(t *testing.T, h Harness) {
 		},
 		{
 			name: "ResurrectingWriteByRunID",
-			setup: func(t *testing.T, f *fixture) uuid.UUID {
+			setup: func(t *testing.T, f *fixture) (uuid.UUID, uuid.UUID) {
 				lapsedRun = mustOpen(t, f, tenantA, startup("s2")).SessionRunID
 				f.clock.Advance(afterLease)
-				return mustOpen(t, f, tenantA, startup("s1")).SessionRunID
+				return mustOpen(t, f, tenantA, startup("s1")).SessionRunID, uuid.Nil
 			},
 			b: func(ctx context.Context, f *fixture) error {
 				_, err := f.svc.Remember(ctx, tenantA, note(lapsedRun.String()))
+				return err
+			},
+		},
+		{
+			// B inserts a second row of the project.
+			name: "StartupOfASecondRow",
+			setup: func(t *testing.T, f *fixture) (uuid.UUID, uuid.UUID) {
+				return mustOpen(t, f, tenantA, startup("s1")).SessionRunID, uuid.Nil
+			},
+			b: func(ctx context.Context, f *fixture) error {
+				_, err := f.svc.Open(ctx, tenantA, startup("s2"))
+				return err
+			},
+		},
+		{
+			// B reopens a second row of the project that SessionEnd closed.
+			name: "ResumeOfAClosedSecondRow",
+			setup: func(t *testing.T, f *fixture) (uuid.UUID, uuid.UUID) {
+				mustOpen(t, f, tenantA, startup("s2"))
+				if _, err := f.svc.Close(ctx, tenantA, continuity.CloseParams{Agent: agent, SessionID: "s2"}); err != nil {
+					t.Fatal(err)
+				}
+				return mustOpen(t, f, tenantA, startup("s1")).SessionRunID, uuid.Nil
+			},
+			b: func(ctx context.Context, f *fixture) error {
+				_, err := f.svc.Open(ctx, tenantA, continuity.OpenParams{Agent: agent, SessionID: "s2", Source: continuity.SourceResume})
+				return err
+			},
+		},
+		{
+			// Two live rows, and B closes the second: A read two
+			// candidates, so it attaches only if B's close committed
+			// before its decision.
+			name: "SessionEndOfASecondRow",
+			setup: func(t *testing.T, f *fixture) (uuid.UUID, uuid.UUID) {
+				mustOpen(t, f, tenantA, startup("s2"))
+				return uuid.Nil, mustOpen(t, f, tenantA, startup("s1")).SessionRunID
+			},
+			b: func(ctx context.Context, f *fixture) error {
+				_, err := f.svc.Close(ctx, tenantA, continuity.CloseParams{Agent: agent, SessionID: "s2"})
 				return err
 			},
 		},
@@ -154,7 +197,7 @@ func testAttachRace(t *testing.T, h Harness) {
 				}
 			}}
 			f := &fixture{store: ps, clock: clock, svc: continuity.New(ps, continuity.WithClock(clock.Now))}
-			only := sc.setup(t, f)
+			waited, first := sc.setup(t, f)
 			before := view(t, f, tenantA, "s1")
 			clock.Advance(time.Second)
 
@@ -190,17 +233,16 @@ func testAttachRace(t *testing.T, h Harness) {
 				t.Fatalf("A: %v; B: %v", a.err, bErr)
 			}
 			after := view(t, f, tenantA, "s1")
+			want := waited
 			if bFirst {
-				// B changed the leased-open set before A committed: at A's
-				// commit the run is closed or not the only live one.
-				if a.w.SessionRunID != uuid.Nil {
-					t.Fatalf("B committed first, yet A's write was attributed to %v", a.w.SessionRunID)
-				}
-				if !after.LastSeenAt.Equal(before.LastSeenAt) {
-					t.Fatalf("an unattributed write moved last_seen_at from %v to %v", before.LastSeenAt, after.LastSeenAt)
-				}
-			} else if a.w.SessionRunID != only {
-				t.Fatalf("B waited for A, so A should attach to the only live run %v; got %v", only, a.w.SessionRunID)
+				// B changed the leased-open set before A decided.
+				want = first
+			}
+			if a.w.SessionRunID != want {
+				t.Fatalf("B committed first=%v, so A should attach to %v; got %v", bFirst, want, a.w.SessionRunID)
+			}
+			if want == uuid.Nil && !after.LastSeenAt.Equal(before.LastSeenAt) {
+				t.Fatalf("an unattributed write moved last_seen_at from %v to %v", before.LastSeenAt, after.LastSeenAt)
 			}
 			if sc.name == "SessionEnd" {
 				if after.State != lease.ExplicitlyClosed || after.LastSeenAt.After(*after.ClosedAt) {

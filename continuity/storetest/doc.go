@@ -17,6 +17,7 @@
 //	lifecycle.go   the open/heartbeat/close/compact/clear matrix, lease boundaries, validation
 //	sweep.go       the lease-expiry sweep's boundaries, limit and tenancy
 //	memory.go      memory verbs, provenance attribution and the typed read
+//	attach.go      an id-less write's attach decision held at commit against each interleaved change of the project's live set
 //	triage.go      the Stop handshake and the briefing
 //	briefing.go    each briefing section's own bounded read, precedence, boundaries; due dates
 //	bottle.go      the bottle marker claim, history and a degraded bottle from the store
@@ -31,6 +32,10 @@
 //	sessionledger.go Tx.SessionLedger's contract case; Service.SessionLedger
 //	concurrency.go goroutines and OS processes writing one store
 //	scenarios.go   RunScenarios: hook events through continuity.API alone, for every implementation of it
+//	activations.go a scenario: every SessionStart source against every row state
+//	lifecycletable.go a scenario: Stop, SessionEnd and memory writes (by run id, foreign, id-less) against every row state at the lease boundary
+//	nudgetable.go  a scenario: the nudge's debounce counted per activation, for every way one starts, and its time boundary
+//	chaos.go       a scenario: mixed hook events from 32 callers
 //	doctor.go      the doctor: the episode-lifecycle ADR's outage end to end, each check at its thresholds
 //	doctortx.go    the doctor's Tx reads in the contract
 //	portability.go export → import round trip, import's line checks, erase (raw counts, interrupted), retention boundaries

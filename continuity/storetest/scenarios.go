@@ -56,6 +56,7 @@ func RunScenarios(t *testing.T, h ScenarioHarness) {
 	t.Run("Attribution", func(t *testing.T) { scenarioAttribution(t, h) })
 	t.Run("Doctor", func(t *testing.T) { scenarioDoctor(t, h) })
 	t.Run("Activations", func(t *testing.T) { scenarioActivations(t, h) })
+	t.Run("LifecycleTable", func(t *testing.T) { scenarioLifecycleTable(t, h) })
 	t.Run("NudgeActivations", func(t *testing.T) { scenarioNudgeActivations(t, h) })
 	t.Run("Chaos", func(t *testing.T) { scenarioChaos(t, h) })
 }

@@ -159,6 +159,48 @@ func testTriage(t *testing.T, h Harness) {
 		}
 	})
 
+	t.Run("SinceBeginIsASetDifference", func(t *testing.T) {
+		// A write that commits late can hold an id that sorts before the
+		// ids of the begin stamp (assigned at insert, visible after). It
+		// is since begin all the same, and the watermark takes it; and
+		// once stamped, a later one sorting before every stamped id still
+		// re-arms: membership decides, never an id or a time comparison.
+		t.Parallel()
+		f := newFixture(t, h)
+		run := mustOpen(t, f, tenantA, startup("s1")).SessionRunID
+		w := mustRemember(t, f, tenantA, remember(continuity.KindDecision, "d", "before the attempt", "baton", run.String()))
+		late := func(id uuid.UUID) {
+			t.Helper()
+			err := f.store.Write(ctx, tenantA, func(ctx context.Context, tx continuity.Tx) error {
+				return tx.InsertMemoryEvents(ctx, continuity.MemoryEvent{ID: id, Tenant: tenantA, MemoryID: w.ID, Kind: continuity.EventResolve,
+					ActorKind: continuity.ActorUserAPI, SessionRunID: run, CreatedAt: f.clock.Now()})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		armed := begin(t, f)
+		if !armed.Armed {
+			t.Fatalf("begin = %+v, want armed on the untriaged write", armed)
+		}
+		early := nextTo(w.EventID, -1)
+		late(early)
+		done := complete(t, f, armed.AttemptID)
+		if done.TriageStatus != triage.Completed || done.SinceBeginCount != 1 || done.EventCount != 2 {
+			t.Fatalf("complete = %+v, want completed with the late write since begin", done)
+		}
+		if v := view(t, f, tenantA, "s1"); len(v.TriagedEventIDs) != 2 || v.TriagedEventIDs[0] != w.EventID || v.TriagedEventIDs[1] != early {
+			t.Fatalf("watermark = %v, want the begin stamp then the late write", v.TriagedEventIDs)
+		}
+		if r := begin(t, f); r.Armed || r.Reason != triage.ReasonNoSignal {
+			t.Fatalf("begin with every id stamped = %+v, want no-signal", r)
+		}
+		late(nextTo(early, -1))
+		if r := begin(t, f); !r.Armed {
+			t.Fatalf("begin on an id outside the watermark that sorts before it = %+v, want armed", r)
+		}
+	})
+
 	t.Run("TruncatedOverflowsForGood", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, h)
