@@ -33,6 +33,11 @@ type chaosCall struct {
 	activated bool
 	// armed and claimed say the call armed a bottle marker, or claimed one.
 	armed, claimed bool
+	// event, attributed and carried are a memory write's event, the run
+	// it answered the write attributed to (uuid.Nil: none) and the run id
+	// it carried ("": none).
+	event, attributed uuid.UUID
+	carried           string
 }
 
 // chaosOps are the operations scenarioChaos mixes: every lifecycle event a
@@ -108,8 +113,11 @@ var chaosOps = []struct {
 	{"remember", func(s *scene, rng *rand.Rand, sid, run string) chaosCall {
 		kind := []continuity.MemoryKind{continuity.KindCommitment, continuity.KindDecision}[rng.IntN(2)]
 		topic := sid + " topic " + strconv.Itoa(rng.IntN(1000))
-		_, err := s.a.Remember(s.ctx, remember(kind, topic, topic+" content", "baton", run))
-		return chaosCall{err: err}
+		if rng.IntN(2) == 0 {
+			run = "" // id-less: attached only when one row is live at commit
+		}
+		w, err := s.a.Remember(s.ctx, remember(kind, topic, topic+" content", "baton", run))
+		return chaosCall{err: err, event: w.EventID, attributed: w.SessionRunID, carried: run}
 	}},
 }
 
@@ -261,6 +269,35 @@ func chaos(t *testing.T, h ScenarioHarness, seed uint64) {
 				t.Errorf("%s and %s of %s both began activation %d", other, c.op, sid, c.epoch)
 			}
 			began[c.epoch] = c.op
+		}
+	}
+
+	// Every write's event is in the run its answer named, and in no other:
+	// the attribution was decided and stamped in the write's transaction.
+	listed := map[uuid.UUID]uuid.UUID{}
+	for _, sid := range sids {
+		for cursor := ""; ; {
+			page, err := s.a.RunEvents(s.ctx, runs[sid].String(), cursor, 100)
+			if err != nil {
+				t.Fatalf("run events of %s: %v", sid, err)
+			}
+			for _, it := range page.Items {
+				listed[it.ID] = it.SessionRunID
+			}
+			if cursor = page.NextCursor; cursor == "" {
+				break
+			}
+		}
+	}
+	for _, c := range calls {
+		if c.err != nil || c.event == uuid.Nil {
+			continue
+		}
+		if got := listed[c.event]; got != c.attributed {
+			t.Errorf("remember of %s answered run %v, but its event is listed under %v", c.sid, c.attributed, got)
+		}
+		if c.carried != "" && c.attributed != uuid.Nil && c.attributed.String() != c.carried {
+			t.Errorf("remember carrying run %s was attributed to %v", c.carried, c.attributed)
 		}
 	}
 
