@@ -35,7 +35,7 @@ type BottleRenderCmd struct {
 
 // Help details what the command refuses, and its exit statuses.
 func (c *BottleRenderCmd) Help() string {
-	return `Exit status: 0 when the bottle is written; 1 when the render fails (the transcript cannot be read or holds no conversation, or the transcript is in the bottle directory --keep would write); 2 on a usage error, with the usage on stderr: a transcript path that is missing, a directory or not a regular file (a device, FIFO or socket is never read), an --out that is the transcript itself (by any path or link), or --out with --keep. A refusal writes nothing.`
+	return `Exit status: 0 when the bottle is written; 1 when the render fails (the transcript cannot be read or holds no conversation, or the transcript is in the bottle directory --keep would write); 2 on a usage error, with the usage on stderr: a transcript path that is missing, a directory or not a regular file (a device, FIFO or socket is never read), an --out that is the transcript itself (by any path or link) or a directory, or --out with --keep. A refusal writes nothing.`
 }
 
 // Validate refuses, before anything is opened, a transcript that is not a
@@ -56,6 +56,16 @@ func (c *BottleRenderCmd) Validate() error {
 		if out, err := os.Stat(c.Out); err == nil && os.SameFile(fi, out) {
 			return fmt.Errorf("--out names the transcript %s: refusing to write over the input", c.Transcript)
 		}
+	}
+	return outFile(c.Out)
+}
+
+// outFile refuses an --out that names a directory: the file written there
+// would replace it, which a rename refuses only after the temporary file is
+// written beside it.
+func outFile(out string) error {
+	if fi, err := os.Stat(out); out != "" && err == nil && fi.IsDir() {
+		return fmt.Errorf("--out: %s is a directory: name the file to write", out)
 	}
 	return nil
 }
