@@ -138,6 +138,8 @@ func TestBottleRenderRefuses(t *testing.T) {
 		{"out is a directory", render("--out", outDir), exitUsage, "--out: " + outDir + " is a directory"},
 		{"empty transcript path", []string{"bottle", "render", "--transcript", ""}, exitUsage, "--transcript: the path is empty"},
 		{"empty out path", render("--out", ""), exitUsage, "--out: the path is empty"},
+		{"empty agent", render("--keep", "--agent", ""), exitUsage, "--agent is empty"},
+		{"empty agent shown", []string{"bottle", "show", "--agent", "", realSession}, exitUsage, "--agent is empty"},
 	}
 	if _, err := os.Stat("/dev/urandom"); err == nil {
 		cases = append(cases, refusal{"device", []string{"bottle", "render", "--transcript", "/dev/urandom"}, exitUsage, "not a regular file"})
