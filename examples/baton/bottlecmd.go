@@ -35,13 +35,16 @@ type BottleRenderCmd struct {
 
 // Help details what the command refuses, and its exit statuses.
 func (c *BottleRenderCmd) Help() string {
-	return `Exit status: 0 when the bottle is written; 1 when the render fails (the transcript cannot be read or holds no conversation, or the transcript is in the bottle directory --keep would write); 2 on a usage error, with the usage on stderr: a transcript path that is missing, a directory or not a regular file (a device, FIFO or socket is never read), an --out that is the transcript itself (by any path or link), or --out with --keep. A refusal writes nothing.`
+	return `Exit status: 0 when the bottle is written; 1 when the render fails (the transcript cannot be read or holds no conversation, or the transcript is in the bottle directory --keep would write); 2 on a usage error, with the usage on stderr: a transcript path that is missing, a directory or not a regular file (a device, FIFO or socket is never read), an --out that is the transcript itself (by any path or link) or a directory, an empty --agent, or --out with --keep. A refusal writes nothing.`
 }
 
 // Validate refuses, before anything is opened, a transcript that is not a
 // regular file and an --out that is the transcript: kong reports either as
 // a usage error.
 func (c *BottleRenderCmd) Validate() error {
+	if err := agentFlag(c.Agent); err != nil {
+		return err
+	}
 	if c.Transcript == "" {
 		return nil // missing: kong's check of required flags says so
 	}
@@ -56,6 +59,16 @@ func (c *BottleRenderCmd) Validate() error {
 		if out, err := os.Stat(c.Out); err == nil && os.SameFile(fi, out) {
 			return fmt.Errorf("--out names the transcript %s: refusing to write over the input", c.Transcript)
 		}
+	}
+	return outFile(c.Out)
+}
+
+// outFile refuses an --out that names a directory: the file written there
+// would replace it, which a rename refuses only after the temporary file is
+// written beside it.
+func outFile(out string) error {
+	if fi, err := os.Stat(out); out != "" && err == nil && fi.IsDir() {
+		return fmt.Errorf("--out: %s is a directory: name the file to write", out)
 	}
 	return nil
 }
@@ -143,6 +156,21 @@ func (c *BottleRenderCmd) keep(ctx context.Context, env *Env, session string) er
 type BottleShowCmd struct {
 	SessionID string `arg:"" name:"session-id" help:"The harness's session id."`
 	Agent     string `default:"${defaultAgent}" help:"The agent the session belongs to."`
+}
+
+// Validate refuses an empty --agent (see agentFlag).
+func (c *BottleShowCmd) Validate() error {
+	return agentFlag(c.Agent)
+}
+
+// agentFlag refuses an empty --agent: the library reads an empty agent as
+// the bottles directory itself, where no hook keeps a bottle, so --keep
+// would write, and show read, a bottle no session has.
+func agentFlag(agent string) error {
+	if agent == "" {
+		return fmt.Errorf("--agent is empty: name the agent whose bottles to use (default %s)", defaultAgent)
+	}
+	return nil
 }
 
 // Run prints $BATON_HOME/bottles/<agent>/<session>.bottle/ as one

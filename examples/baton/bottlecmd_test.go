@@ -123,11 +123,23 @@ func TestBottleRenderRefuses(t *testing.T) {
 	render := func(extra ...string) []string {
 		return append([]string{"bottle", "render", "--transcript", transcript}, extra...)
 	}
+	// A directory --out is refused before its temporary sibling is
+	// written; nothing may appear in outParent but outDir, empty.
+	outParent := t.TempDir()
+	outDir := filepath.Join(outParent, "out")
+	if err := os.Mkdir(outDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	cases := []refusal{
 		{"missing path", []string{"bottle", "render", "--transcript", filepath.Join(dir, "missing.jsonl")}, exitUsage, "missing.jsonl"},
 		{"directory", []string{"bottle", "render", "--transcript", dir}, exitUsage, "is a directory"},
 		{"out is the transcript", render("--out", transcript), exitUsage, "--out names the transcript"},
 		{"out spelled differently", render("--out", filepath.Join(dir, ".", "..", filepath.Base(dir), "t.jsonl")), exitUsage, "--out names the transcript"},
+		{"out is a directory", render("--out", outDir), exitUsage, "--out: " + outDir + " is a directory"},
+		{"empty transcript path", []string{"bottle", "render", "--transcript", ""}, exitUsage, "--transcript: the path is empty"},
+		{"empty out path", render("--out", ""), exitUsage, "--out: the path is empty"},
+		{"empty agent", render("--keep", "--agent", ""), exitUsage, "--agent is empty"},
+		{"empty agent shown", []string{"bottle", "show", "--agent", "", realSession}, exitUsage, "--agent is empty"},
 	}
 	if _, err := os.Stat("/dev/urandom"); err == nil {
 		cases = append(cases, refusal{"device", []string{"bottle", "render", "--transcript", "/dev/urandom"}, exitUsage, "not a regular file"})
@@ -159,6 +171,9 @@ func TestBottleRenderRefuses(t *testing.T) {
 			if status != c.status || out != "" || !strings.Contains(stderr, c.stderr) {
 				t.Errorf("status %d, stdout %q, stderr %q; want %d and %q", status, out, stderr, c.status, c.stderr)
 			}
+			if names := dirNames(t, outParent); len(names) != 1 || len(dirNames(t, outDir)) != 0 {
+				t.Errorf("a refusal wrote beside --out: %v", names)
+			}
 			for _, p := range append([]string{transcript}, kept...) {
 				if data, err := os.ReadFile(p); err != nil || !bytes.Equal(data, original) {
 					t.Fatalf("%s was written over (%v)", p, err)
@@ -166,4 +181,18 @@ func TestBottleRenderRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// dirNames lists the names in dir.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }

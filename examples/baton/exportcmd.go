@@ -37,6 +37,13 @@ type ForgetCmd struct {
 // its file.
 const bottlesTarSuffix = ".bottles.tar.gz"
 
+// Validate refuses an --out that is a directory before anything is
+// written: the bottles' tarball would be renamed beside it, and then the
+// export could not be.
+func (c *ExportCmd) Validate() error {
+	return outFile(c.Out)
+}
+
 // tenantData returns the API's export, import and erase, which only the
 // local store offers.
 func tenantData(api continuity.API) (continuity.TenantData, error) {

@@ -158,15 +158,7 @@ func TestExportFailureKeepsThePreviousFiles(t *testing.T) {
 	if b, err := os.ReadFile(out); err != nil || string(b) != "yesterday's export\n" {
 		t.Fatalf("after the failed export, %s holds %q (%v), want the previous export", out, b, err)
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	if want := []string{"export.jsonl", "export.jsonl" + bottlesTarSuffix}; !slices.Equal(names, want) {
+	if names, want := dirNames(t, dir), []string{"export.jsonl", "export.jsonl" + bottlesTarSuffix}; !slices.Equal(names, want) {
 		t.Errorf("after the failed export the directory holds %v, want %v", names, want)
 	}
 	if err := os.Remove(out + bottlesTarSuffix); err != nil {

@@ -85,7 +85,7 @@ func newParser(cli any, env *Env, s *lazyStore, exit func(int), opts ...kong.Opt
 		kong.Writers(env.Stdout, env.Stderr), kong.Exit(exit),
 		kong.Vars{"defaultAgent": defaultAgent},
 		kong.Bind(env), kong.BindTo(context.Background(), (*context.Context)(nil)),
-		kong.BindSingletonProvider(s.API), kong.Help(printHelp),
+		kong.BindSingletonProvider(s.API), kong.Help(printHelp), verbatimArgs(),
 	}, opts...)...)
 }
 

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestArgumentsKeepTheirBytes: an argument reaches its command byte for
+// byte. A file name that is not UTF-8 names that file, never the one its
+// bytes rewritten to U+FFFD would name, and text that is not UTF-8 is
+// refused by the service, naming the field, rather than stored rewritten.
+func TestArgumentsKeepTheirBytes(t *testing.T) {
+	original, err := os.ReadFile(realTranscript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	transcript := filepath.Join(dir, "t\xff.jsonl")
+	if err := os.WriteFile(transcript, original, 0o600); err != nil {
+		t.Skipf("this file system keeps no file name that is not UTF-8: %v", err)
+	}
+	env := testEnv(t)
+	out, stderr, status := run(t, env, []string{"bottle", "render", "--transcript", transcript})
+	if status != exitOK || !strings.Contains(out, "mode: full") {
+		t.Errorf("render of %q: status %d, stderr %q", transcript, status, stderr)
+	}
+	dst := filepath.Join(dir, "b\xfe.md")
+	if _, stderr, status := run(t, env, []string{"bottle", "render", "--transcript", realTranscript, "--out", dst}); status != exitOK {
+		t.Fatalf("render --out %q: status %d, stderr %q", dst, status, stderr)
+	}
+	if names := dirNames(t, dir); len(names) != 2 || !strings.Contains(strings.Join(names, "/"), "b\xfe.md") {
+		t.Errorf("--out %q wrote %q", dst, names)
+	}
+
+	for _, c := range []struct {
+		name  string
+		args  []string
+		field string
+	}{
+		{"topic", []string{"remember", "--topic", "a\xffb", "content"}, "topic: must be valid UTF-8"},
+		{"content", []string{"remember", "--topic", "t", "c\xff"}, "content: must be valid UTF-8"},
+		{"project", []string{"remember", "--topic", "t", "--project", "p\xfe", "content"}, "project: must be valid UTF-8"},
+		{"briefing project", []string{"briefing", "--project", "p\xfe"}, "project: must be valid UTF-8"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, stderr, status := run(t, env, c.args)
+			if status != exitFailure || out != "" || !strings.Contains(stderr, c.field) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("status %d, stdout %q, stderr %q; want %d and one line naming %q", status, out, stderr, exitFailure, c.field)
+			}
+		})
+	}
+	if out, _, status := run(t, env, []string{"export"}); status != exitOK || strings.Contains(out, `"table":"memories"`) {
+		t.Errorf("a refused write was stored (export status %d):\n%s", status, out)
+	}
+}
+
+// TestEmptyPathArguments: an empty path is a usage error naming its flag
+// or argument, never the working directory.
+func TestEmptyPathArguments(t *testing.T) {
+	env := testEnv(t)
+	for _, c := range []struct {
+		args []string
+		name string
+	}{
+		{[]string{"eval", ""}, "<dir>: the path is empty"},
+		{[]string{"serve", "--keys-file", ""}, "--keys-file: the path is empty"},
+		{[]string{"install", "--harness", "claude-code", "--binary", "", "--dry-run"}, "--binary: the path is empty"},
+	} {
+		out, stderr, status := run(t, env, c.args)
+		if status != exitUsage || out != "" || !strings.Contains(stderr, c.name) {
+			t.Errorf("%q: status %d, stdout %q, stderr %q; want %d and %q", c.args, status, out, stderr, exitUsage, c.name)
+		}
+	}
+}
+
+// TestExportRefusesADirectory: export --out naming a directory is a
+// usage error before anything is written, the bottles' tarball included.
+func TestExportRefusesADirectory(t *testing.T) {
+	env := testEnv(t)
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "out")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, status := run(t, env, []string{"export", "--out", dir})
+	if status != exitUsage || out != "" || !strings.Contains(stderr, "--out: "+dir+" is a directory") {
+		t.Errorf("status %d, stdout %q, stderr %q", status, out, stderr)
+	}
+	if names := dirNames(t, parent); len(names) != 1 {
+		t.Errorf("the refusal wrote %v", names)
+	}
+}
