@@ -212,8 +212,9 @@ func (b *Bottler) limits() ReadLimits {
 // from the cached cursor on, only the pages from the cache's window on are
 // laid out again, and only the files whose bytes changed are replaced (each
 // atomically). transcriptPath may be empty or name a file that no longer
-// exists: the ladder then reconstructs the bottle from History, or returns
-// ModeTimeline and writes nothing. A path a harness names wrongly (Gemini
+// exists: a full bottle the cache holds of that transcript is then kept
+// (laid out again from the cache alone), else the ladder reconstructs the
+// bottle from History, or returns ModeTimeline and writes nothing. A path a harness names wrongly (Gemini
 // CLI's stray resume file) is first resolved with ResolveTranscript. A
 // failed render leaves every file of the previous bottle either as it was
 // or replaced whole. When ctx ends while the transcript is still being
@@ -267,6 +268,15 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 			page.TranscriptPath = transcriptPath
 			page.win = st.window()
 		case errors.Is(err, os.ErrNotExist):
+			// The transcript is gone (its harness cleaned it up). The
+			// full bottle the cache describes is still a better record
+			// than one rebuilt from History: it is laid out again from
+			// the cache alone, which changes nothing on disk.
+			if st = kept(old, transcriptPath, lim, b.Observations != nil); st != nil {
+				page.Transcript = &st.Transcript
+				page.TranscriptPath = transcriptPath
+				page.win = st.window()
+			}
 		default:
 			return Bottle{}, err
 		}
@@ -571,6 +581,17 @@ func (st *state) advance(res Result, window bool) {
 // When a new line touches an entry before the window, the transcript is
 // parsed again from the start. It returns an error wrapping os.ErrNotExist
 // when the transcript is gone.
+// kept returns the cached state of a full bottle of transcriptPath when
+// it can be laid out again without reading the transcript (the cache's
+// own transcript, read under the same limits, in a form refresh would
+// keep), else nil.
+func kept(st *state, transcriptPath string, lim ReadLimits, host bool) *state {
+	if st == nil || st.Cursor.Transcript != transcriptPath || st.Limits != lim || st.Past != nil && !windowed(st.Transcript.Format, host) {
+		return nil
+	}
+	return st
+}
+
 func refresh(ctx context.Context, st *state, transcriptPath string, lim ReadLimits, host bool) (*state, error) {
 	f, err := OpenRegular(transcriptPath)
 	if err != nil {
@@ -581,8 +602,7 @@ func refresh(ctx context.Context, st *state, transcriptPath string, lim ReadLimi
 	if err != nil {
 		return nil, fmt.Errorf("bottle: stat transcript: %w", err)
 	}
-	if st == nil || st.Cursor.Transcript != transcriptPath || fi.Size() < st.Cursor.Offset || st.Limits != lim ||
-		st.Past != nil && !windowed(st.Transcript.Format, host) {
+	if kept(st, transcriptPath, lim, host) == nil || fi.Size() < st.Cursor.Offset {
 		st = &state{}
 	} else if sum, err := prefixSum(f, st.Cursor.PrefixLen); err != nil || sum != st.Cursor.PrefixSum {
 		st = &state{}

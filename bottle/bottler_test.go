@@ -518,3 +518,64 @@ func TestAgentDirectories(t *testing.T) {
 		}
 	}
 }
+
+// TestTranscriptGoneKeepsTheFullBottle: once a session's transcript is
+// gone, a render or a seal keeps the full bottle the cache describes (byte
+// for byte) rather than rebuilding a weaker one from History; a transcript
+// the cache never read, or read under other limits, is still reconstructed.
+func TestTranscriptGoneKeepsTheFullBottle(t *testing.T) {
+	ctx := context.Background()
+	rec := Record{Prompts: []Prompt{{Number: 1, Text: "first prompt"}}}
+	for _, tc := range []struct {
+		name string
+		// after makes the second render's case: the path it renders and
+		// the limits it renders under.
+		after func(b *Bottler, path string) string
+		want  Mode
+	}{
+		{"the cache's transcript removed", func(b *Bottler, path string) string { return path }, ModeFull},
+		{"another transcript, never read", func(b *Bottler, path string) string { return path + ".other" }, ModeReconstructed},
+		{"other read limits", func(b *Bottler, path string) string {
+			b.Limits = ReadLimits{MaxLines: 500, MaxLineChars: 500, MaxBytes: 5000}
+			return path
+		}, ModeReconstructed},
+	} {
+		for _, seal := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/seal=%v", tc.name, seal), func(t *testing.T) {
+				var l transcriptLines
+				l.user("first prompt").assistant("a1", "the first answer, verbatim")
+				path := writeTranscript(t, l.String())
+				b := &Bottler{Home: t.TempDir(), Clock: newFakeClock(), History: fakeHistory{rec: rec}}
+				first, err := b.Render(ctx, session, path)
+				if err != nil || first.Mode != ModeFull {
+					t.Fatalf("first render %+v, %v", first, err)
+				}
+				before := readBottleAt(t, first.Path)
+				if err := os.Remove(path); err != nil {
+					t.Fatal(err)
+				}
+				again := tc.after(b, path)
+				var got Bottle
+				if seal {
+					r, err := b.Seal(ctx, session, again, 0)
+					if err != nil || !r.Sealed {
+						t.Fatalf("seal %+v, %v", r, err)
+					}
+					got = Bottle{Path: r.Path, Mode: r.Mode}
+				} else if got, err = b.Render(ctx, session, again); err != nil {
+					t.Fatal(err)
+				}
+				if got.Mode != tc.want {
+					t.Fatalf("mode %s, want %s", got.Mode, tc.want)
+				}
+				out := readBottleAt(t, got.Path)
+				if tc.want == ModeFull && out != before {
+					t.Errorf("the kept bottle changed:\n%s\nwant\n%s", out, before)
+				}
+				if tc.want == ModeReconstructed && strings.Contains(out, "the first answer, verbatim") {
+					t.Errorf("a reconstructed bottle holds the assistant's words:\n%s", out)
+				}
+			})
+		}
+	}
+}
