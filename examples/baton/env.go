@@ -46,7 +46,8 @@ type Env struct {
 	// _MODEL: the LLM judge's endpoint, API key and model (baton eval).
 	JudgeURL, JudgeKey, JudgeModel string
 	// ServerURL is $BATON_SERVER_URL and APIKey $BATON_API_KEY: set, every
-	// command but serve uses that team server instead of a store (see Open).
+	// command but serve and worker (which sweep a store's tenants
+	// themselves) uses that team server instead of a store (see Open).
 	ServerURL string
 	APIKey    string
 	// APIKeys is $BATON_API_KEYS, the key=tenant pairs serve accepts.
