@@ -674,6 +674,8 @@ func testWorker(t *testing.T, h Harness) {
 		}
 	})
 
+	t.Run("UnderLoad", func(t *testing.T) { testWorkerChaos(t, h) })
+
 	t.Run("RunStopsWithItsContext", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, h)
