@@ -62,6 +62,23 @@ func TestValidateSessionID(t *testing.T) {
 		{"a b", false},
 		{"a\x00", false},
 		{"é", false},
+		// Windows' devices, whatever follows a '.': a bottle's files
+		// named so would be the device there.
+		{"CON", false},
+		{"con", false},
+		{"nul.x", false},
+		{"Aux", false},
+		{"PRN.lock", false},
+		{"COM1", false},
+		{"lpt9.a.b", false},
+		{"COM0", false},
+		{"CONX", true},
+		{"CO", true},
+		{"COM10", true},
+		{"COMA", true},
+		{"a.CON", true},
+		{"nul-1", true},
+		{"LPT", true},
 	}
 	for _, c := range cases {
 		err := ValidateSessionID(c.id)

@@ -85,17 +85,37 @@ func sessionIDShape(id string) bool {
 	return true
 }
 
+// windowsDevice reports whether id names one of Windows' reserved devices
+// (CON, PRN, AUX, NUL, COM0-9, LPT0-9, in any case) before its first '.':
+// a file named so, with any extension, is that device there, not a file in
+// the bottles directory.
+func windowsDevice(id string) bool {
+	base, _, _ := strings.Cut(id, ".")
+	switch strings.ToUpper(base) {
+	case "CON", "PRN", "AUX", "NUL":
+		return true
+	}
+	if len(base) == 4 && '0' <= base[3] && base[3] <= '9' {
+		switch strings.ToUpper(base[:3]) {
+		case "COM", "LPT":
+			return true
+		}
+	}
+	return false
+}
+
 // SessionIDRule is ValidateSessionID's rule in words, the reason a caller
 // reads when an id is refused.
-var SessionIDRule = "must be 1-" + strconv.Itoa(MaxSessionIDLen) + ` letters, digits, '.', '_' or '-', start with a letter or digit and not contain ".."`
+var SessionIDRule = "must be 1-" + strconv.Itoa(MaxSessionIDLen) + ` letters, digits, '.', '_' or '-', start with a letter or digit, not contain ".." and not be a Windows device name (CON, PRN, AUX, NUL, COM0-9, LPT0-9) before its first '.'`
 
 // ValidateSessionID returns ErrInvalidSession unless id is 1–MaxSessionIDLen
 // characters of letters, digits, '.', '_' and '-', starting with a letter or
-// digit and containing no "..": a name that stays inside the bottles
-// directory on every operating system. It is the one session-id rule of the
-// library: continuity refuses at Open every id a bottle would refuse.
+// digit, containing no "..", and not a Windows device name before its first
+// '.': a name that stays inside the bottles directory on every operating
+// system. It is the one session-id rule of the library: continuity refuses
+// at Open every id a bottle would refuse.
 func ValidateSessionID(id string) error {
-	if !sessionIDShape(id) || strings.Contains(id, "..") {
+	if !sessionIDShape(id) || strings.Contains(id, "..") || windowsDevice(id) {
 		return fmt.Errorf("%w: %q", ErrInvalidSession, id)
 	}
 	return nil

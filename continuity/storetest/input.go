@@ -348,7 +348,7 @@ func testSessionIDRule(t *testing.T, h Harness) {
 			t.Fatalf("claim %q: %v %v", sid, ok, err)
 		}
 	}
-	for _, sid := range []string{"../escape", "a/b", `a\b`, "C:x", ".hidden", "-flag", "a..b", "a b", "é", strings.Repeat("a", continuity.MaxSessionIDLen+1)} {
+	for _, sid := range []string{"../escape", "a/b", `a\b`, "C:x", ".hidden", "-flag", "a..b", "a b", "é", "NUL", "com1.x", strings.Repeat("a", continuity.MaxSessionIDLen+1)} {
 		if bottle.ValidateSessionID(sid) == nil {
 			t.Fatalf("the bottle accepts %q", sid)
 		}
