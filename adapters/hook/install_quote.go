@@ -14,44 +14,68 @@ type quoteStyle int
 
 const (
 	// quoteShell is the platform's: POSIX sh on Unix; on Windows the harness
-	// may use cmd.exe or Git Bash, so the path is always double-quoted
-	// (which both read, and which keeps Git Bash from eating backslashes).
+	// may use cmd.exe or Git Bash (Claude Code runs hooks in Git Bash), so
+	// the path is always double-quoted (which both read, and which keeps Git
+	// Bash from eating backslashes).
 	quoteShell quoteStyle = iota
 	quotePOSIX
 	quoteWindows
 	quotePowerShell
+	// quotePOSIXOrPowerShell is for a harness that hands the command to
+	// sh or bash on Unix and to PowerShell on Windows (Gemini CLI's
+	// getShellConfiguration; Cursor): the double-quoted Windows form is, to
+	// PowerShell, a string followed by an unexpected token, not a command.
+	quotePOSIXOrPowerShell
 )
 
 // quoteNames are the styles' names in the harness table.
-var quoteNames = map[string]quoteStyle{"shell": quoteShell, "posix": quotePOSIX, "windows": quoteWindows, "powershell": quotePowerShell}
+var quoteNames = map[string]quoteStyle{"shell": quoteShell, "posix": quotePOSIX, "windows": quoteWindows, "powershell": quotePowerShell, "posix-or-powershell": quotePOSIXOrPowerShell}
 
 func (s *quoteStyle) UnmarshalText(b []byte) error {
 	q, ok := quoteNames[string(b)]
 	if !ok {
-		return fmt.Errorf("quote %q is not one of shell, posix, windows, powershell", b)
+		return fmt.Errorf("quote %q is not one of shell, posix, windows, powershell, posix-or-powershell", b)
 	}
 	*s = q
 	return nil
 }
 
-// quotePath quotes path as the first word of a command line in style s.
-// The double-quoted Windows form is read by cmd.exe (which expands %VAR%
-// and, with delayed expansion, !VAR!) and by Git Bash (which expands $ and
-// backquotes, and eats a backslash before $): a path holding one of
-// windowsUnsafe is refused with an invalid error rather than written as a
-// command that runs something else.
+// quotePath quotes path as the first word of a command line in style s, on
+// this platform.
 func quotePath(path string, s quoteStyle) (string, error) {
-	if s == quoteShell {
-		s = quotePOSIX
-		if runtime.GOOS == "windows" {
-			s = quoteWindows
-		}
+	return quotePathOn(path, s, runtime.GOOS)
+}
+
+// platformStyle is the style s stands for on goos: the platform styles
+// (shell, posix-or-powershell) become a fixed one.
+func platformStyle(s quoteStyle, goos string) quoteStyle {
+	switch {
+	case s == quoteShell && goos == "windows":
+		return quoteWindows
+	case s == quotePOSIXOrPowerShell && goos == "windows":
+		return quotePowerShell
+	case s == quoteShell, s == quotePOSIXOrPowerShell:
+		return quotePOSIX
 	}
-	switch s {
+	return s
+}
+
+// quotePathOn is quotePath on goos. The double-quoted Windows form is read
+// by cmd.exe (which expands %VAR% and, with delayed expansion, !VAR!) and
+// by Git Bash (which expands $ and backquotes, eats a backslash before $,
+// and reads two backslashes as one, so a UNC path's \\server would become
+// \server): a path holding one of windowsUnsafe, or two backslashes in a
+// row, is refused with an invalid error rather than written as a command
+// that runs something else or nothing.
+func quotePathOn(path string, s quoteStyle, goos string) (string, error) {
+	switch platformStyle(s, goos) {
 	case quoteWindows:
 		if i := strings.IndexFunc(path, func(r rune) bool { return r < 0x20 || r == 0x7f || strings.ContainsRune(windowsUnsafe, r) }); i >= 0 {
 			r, _ := utf8.DecodeRuneInString(path[i:])
 			return "", continuity.Invalid("binary", fmt.Sprintf("%s holds %q, which a double-quoted command line cannot carry safely for cmd.exe and Git Bash; install baton under a path without %s or control characters, or pass --binary with one", path, r, strings.Join(strings.Split(windowsUnsafe, ""), " ")))
+		}
+		if strings.Contains(path, `\\`) {
+			return "", continuity.Invalid("binary", fmt.Sprintf(`%s holds two backslashes in a row (a UNC or \\?\ path), which Git Bash reads as one inside a double-quoted command line; install baton under a drive-letter path (a mapped drive for a share), or pass --binary with one`, path))
 		}
 		return `"` + path + `"`, nil
 	case quotePowerShell:

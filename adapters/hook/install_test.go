@@ -590,6 +590,9 @@ func TestQuotePath(t *testing.T) {
 		{`C:\100%\baton.exe`, quoteWindows, ""},
 		{`C:\wow!\baton.exe`, quoteWindows, ""},
 		{"C:\\tab\there\\baton.exe", quoteWindows, ""},
+		{`\\server\share\baton.exe`, quoteWindows, ""},
+		{`\\?\C:\baton\baton.exe`, quoteWindows, ""},
+		{`\\server\share\baton.exe`, quotePowerShell, `& '\\server\share\baton.exe'`},
 		{"/usr/local/bin/baton", quotePowerShell, "/usr/local/bin/baton"},
 		{`C:\Users\o'neil\baton.exe`, quotePowerShell, `& 'C:\Users\o''neil\baton.exe'`},
 		{`C:\Users\o’neil\baton.exe`, quotePowerShell, `& 'C:\Users\o’’neil\baton.exe'`},
@@ -609,6 +612,48 @@ func TestQuotePath(t *testing.T) {
 		}
 		if back, ok := unquotePath(got); !ok || back != tt.path {
 			t.Errorf("unquotePath(%s) = %q, %v; want %q", got, back, ok, tt.path)
+		}
+	}
+}
+
+// TestQuoteByHarnessOnEachOS: the command each harness's table row writes
+// is one its shell on that platform runs. On Windows, Gemini CLI
+// (getShellConfiguration) and Cursor hand the command to PowerShell, which
+// reads a double-quoted first word as a string and the rest as unexpected
+// tokens: they get the & '…' form; Claude Code (Git Bash) and Codex keep
+// the double-quoted one; Copilot's bash and powershell fields are quoted
+// for their shells on every platform. On macOS and Linux every other shell
+// is POSIX.
+func TestQuoteByHarnessOnEachOS(t *testing.T) {
+	const win = `C:\Program Files\baton & co\bâton.exe`
+	const mac = "/Applications/Baton Tools/baton"
+	winDouble, winPS, macPOSIX := `"`+win+`"`, `& '`+win+`'`, `'`+mac+`'`
+	want := map[string]map[string][2]string{ // harness → field → {windows, darwin}
+		"claude-code": {"command": {winDouble, macPOSIX}},
+		"codex":       {"command": {winDouble, macPOSIX}},
+		"gemini":      {"command": {winPS, macPOSIX}},
+		"cursor":      {"command": {winPS, macPOSIX}},
+		"copilot":     {"bash": {`'` + win + `'`, macPOSIX}, "powershell": {winPS, `& '` + mac + `'`}},
+	}
+	for _, h := range Harnesses() {
+		for _, f := range h.Install.Handler {
+			if f.Value != placeCommand {
+				continue
+			}
+			w, ok := want[h.Name][f.Key]
+			if !ok {
+				t.Errorf("%s: command field %q has no expectation here", h.Name, f.Key)
+				continue
+			}
+			for i, c := range []struct{ goos, path string }{{"windows", win}, {"darwin", mac}} {
+				got, err := quotePathOn(c.path, f.Quote, c.goos)
+				if err != nil || got != w[i] {
+					t.Errorf("%s %s on %s: %s, %v; want %s", h.Name, f.Key, c.goos, got, err, w[i])
+				}
+				if back, ok := unquotePath(got); !ok || back != c.path || !absolutePath(back) {
+					t.Errorf("%s %s on %s: unquotePath(%s) = %q, %v", h.Name, f.Key, c.goos, got, back, ok)
+				}
+			}
 		}
 	}
 }

@@ -286,6 +286,7 @@ func compiledTable() *Table {
 						{
 							Key:   "command",
 							Value: "$command",
+							Quote: 4,
 						},
 						{
 							Key:   "timeout",
@@ -496,6 +497,7 @@ func compiledTable() *Table {
 						{
 							Key:   "command",
 							Value: "$command",
+							Quote: 4,
 						},
 						{
 							Key:   "timeout",

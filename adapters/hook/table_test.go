@@ -38,7 +38,7 @@ func TestTable(t *testing.T) {
 		{"a timeout without its unit", `"value": "$timeout", "unit": "ms"}`, `"value": "$timeout"}`, "a timeout needs a unit"},
 		{"an unknown unit", `"unit": "ms"`, `"unit": "min"`, "neither s nor ms"},
 		{"an unknown shell", `"quote": "posix"`, `"quote": "fish"`, `quote "fish"`},
-		{"a handler without its command", `{"key": "command", "value": "$command", "quote": "shell"}, {"key": "timeout", "value": "$timeout", "unit": "s"}]
+		{"a handler without its command", `{"key": "command", "value": "$command", "quote": "posix-or-powershell"}, {"key": "timeout", "value": "$timeout", "unit": "s"}]
       },
       "endBudgetMs": 1000
     }
