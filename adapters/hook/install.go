@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -663,11 +664,20 @@ func writableDir(dir string) error {
 			return fmt.Errorf("hook: install: %w", err)
 		case !info.IsDir():
 			return continuity.Errorf(continuity.CodeInvalid, "%s is not a directory; nothing written", dir)
-		case info.Mode().Perm()&0o200 == 0 || !canCreateIn(dir):
+		case dirModeForbids(info.Mode().Perm(), runtime.GOOS) || !canCreateIn(dir):
 			return continuity.Errorf(continuity.CodeForbidden, "baton cannot create files in %s (mode %04o); nothing written: make it writable for baton to edit the files in it", dir, info.Mode().Perm())
 		}
 		return nil
 	}
+}
+
+// dirModeForbids reports whether a directory's mode bits, as os.Stat
+// reports them on goos, mean no file can be created in it: its owner's
+// write bit is clear. On Windows the bit is the read-only attribute, which
+// Windows ignores for creating files in a directory (Explorer sets it on
+// customized folders); it decides nothing there.
+func dirModeForbids(perm fs.FileMode, goos string) bool {
+	return goos != "windows" && perm&0o200 == 0
 }
 
 func (c *FileChange) apply(now time.Time) error {

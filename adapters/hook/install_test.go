@@ -658,6 +658,28 @@ func TestQuoteByHarnessOnEachOS(t *testing.T) {
 	}
 }
 
+// TestDirModeForbids: a directory without its owner's write bit refuses
+// new files on Unix; on Windows that bit is the read-only attribute, which
+// does not stop a file being created in the directory.
+func TestDirModeForbids(t *testing.T) {
+	tests := []struct {
+		perm fs.FileMode
+		goos string
+		want bool
+	}{
+		{0o755, "linux", false},
+		{0o555, "linux", true},
+		{0o555, "darwin", true},
+		{0o777, "windows", false},
+		{0o555, "windows", false},
+	}
+	for _, tt := range tests {
+		if got := dirModeForbids(tt.perm, tt.goos); got != tt.want {
+			t.Errorf("dirModeForbids(%04o, %s) = %v; want %v", tt.perm, tt.goos, got, tt.want)
+		}
+	}
+}
+
 // mustQuote is quotePath of a path it can quote.
 func mustQuote(t *testing.T, path string, s quoteStyle) string {
 	t.Helper()
