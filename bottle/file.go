@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ErrInvalidSession is returned for a session id that is not safe to use as a
@@ -123,7 +124,9 @@ func ValidateSessionID(id string) error {
 
 // WriteFileAtomic replaces path with data so that a reader sees the old file
 // or the new one, never a mix: it writes a temporary sibling, syncs it and
-// renames it over path (on Windows, os.Rename replaces an existing file).
+// renames it over path (on Windows, os.Rename replaces an existing file;
+// while another process holds path open the rename is retried briefly, see
+// retryRename).
 // When anything fails the temporary file is removed and path is untouched.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	return replaceFile(path, data, perm, true)
@@ -164,7 +167,7 @@ func replaceFile(path string, data []byte, perm os.FileMode, sync bool) (err err
 			return fmt.Errorf("bottle: chmod %s: %w", path, err)
 		}
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+	if err = retryRename(os.Rename, renameBusy, tmp.Name(), path); err != nil {
 		return fmt.Errorf("bottle: rename %s: %w", path, err)
 	}
 	if sync {
@@ -172,6 +175,31 @@ func replaceFile(path string, data []byte, perm os.FileMode, sync bool) (err err
 	}
 	return nil
 }
+
+// renameRetryFor bounds how long a rename over a busy file is retried.
+const renameRetryFor = 250 * time.Millisecond
+
+// retryRename renames from to to, and retries, waiting 1 ms, 2 ms, 4 ms …
+// for up to renameRetryFor, while busy says the failure is a passing one.
+// On Windows a rename over a file another process holds open without
+// FILE_SHARE_DELETE (as every Go os.Open does: a `baton bottle show`
+// reading the bottle, a virus scanner) fails until that handle closes;
+// elsewhere busy is always false and a failure is returned at once.
+func retryRename(rename func(from, to string) error, busy func(error) bool, from, to string) error {
+	err := rename(from, to)
+	deadline := time.Now().Add(renameRetryFor)
+	for wait := time.Millisecond; err != nil && busy(err) && time.Now().Before(deadline); wait *= 2 {
+		time.Sleep(wait)
+		err = rename(from, to)
+	}
+	return err
+}
+
+// busyErrno reports whether a Windows error number is one a rename meets
+// while another handle is open on its target: ERROR_ACCESS_DENIED (5, what
+// MoveFileEx returns for a file open without FILE_SHARE_DELETE),
+// ERROR_SHARING_VIOLATION (32) and ERROR_LOCK_VIOLATION (33).
+func busyErrno(n uintptr) bool { return n == 5 || n == 32 || n == 33 }
 
 // tempPerm is the mode os.CreateTemp gives a new file.
 const tempPerm = 0o600
