@@ -40,9 +40,16 @@ func TestOpenRefusesWhatIsNoSQLitePath(t *testing.T) {
 	}
 }
 
-// TestOpenTakesSQLitePaths: what only resembles a URL stays a path.
+// TestOpenTakesSQLitePaths: what only resembles a URL stays a path. A
+// Windows drive-letter path and a UNC path are paths too (off Windows they
+// are odd file names in the working directory, which is all the DSN check
+// sees of them).
 func TestOpenTakesSQLitePaths(t *testing.T) {
-	for _, path := range []string{"baton.db", "./pg:x.db", "c:baton.db", "sub/dir/baton.db", "postgres//x.db"} {
+	paths := []string{"baton.db", "./pg:x.db", "c:baton.db", "sub/dir/baton.db", "postgres//x.db"}
+	if runtime.GOOS != "windows" {
+		paths = append(paths, `C:\Users\me\.baton\baton.db`, `C:/Users/me/.baton/baton.db`, `\\server\share\baton.db`)
+	}
+	for _, path := range paths {
 		t.Run(path, func(t *testing.T) {
 			t.Chdir(t.TempDir())
 			st, err := sqlstore.Open(context.Background(), path)
