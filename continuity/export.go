@@ -47,7 +47,7 @@ import (
 // member, text that is UTF-8 without NUL bytes, the ids and keys a row
 // needs, no block the privacy filter removes in the text baton keeps
 // filtered: prompts, excerpts, memories' topics and content, records'
-// episode text) and the first bad one refuses the whole import as invalid, naming
+// episode text, bottles' tasks) and the first bad one refuses the whole import as invalid, naming
 // its line and field. A new version number is a format an older baton
 // refuses.
 const (
@@ -595,6 +595,7 @@ var exportTables = []exportTable{
 				f["row.path"] = "is required"
 			}
 			needTime(f, "row.armedAt", r.ArmedAt)
+			needFiltered(f, map[string]string{"row.task": r.Task})
 		},
 		// A consumed marker is armed, then claimed at the instant it was.
 		insert: func(ctx context.Context, tx Tx, r *BottleMarker) error {

@@ -1136,6 +1136,28 @@ func scenarioPreCompact(t *testing.T, h ScenarioHarness) {
 		}
 	})
 
+	t.Run("SealedTaskPrivacyFiltered", func(t *testing.T) {
+		// The sealed bottle's task a caller gives reaches the compacted
+		// session's pointer: it is filtered as the episode's text is.
+		cases := []struct{ name, task, want string }{
+			{"text around it", "parse the body <private>pw=SENTINEL</private>", "parse the body"},
+			{"only private", "<private>SENTINEL</private>", ""},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				s := newScene(t, h)
+				s.startup("s1", "baton")
+				m := sealedOf("s1")
+				m.Task = tc.task
+				s.preCompact(continuity.PreCompactParams{EventParams: hookEvent(evPreCompact, "s1"), Sealed: m})
+				res := s.start(s.a, startOf("s1", continuity.SourceCompact, "baton"))
+				if res.Marker == nil || res.Marker.Task != tc.want {
+					t.Fatalf("the compact claimed %+v, want the task %q", res.Marker, tc.want)
+				}
+			})
+		}
+	})
+
 	t.Run("UnseenConversationArmsItsMarker", func(t *testing.T) {
 		// Hooks installed mid-session: baton never saw s9 open. Its
 		// checkpoint has no row to name (not_found, recorded as the
