@@ -47,9 +47,9 @@ import (
 // member, text that is UTF-8 without NUL bytes, the ids and keys a row
 // needs, no block the privacy filter removes in the text baton keeps
 // filtered: prompts, excerpts, memories' topics and content, records'
-// episode text, bottles' tasks) and the first bad one refuses the whole import as invalid, naming
-// its line and field. A new version number is a format an older baton
-// refuses.
+// episode text, bottles' tasks, sessions' briefed topics) and the first
+// bad one refuses the whole import as invalid, naming its line and field.
+// A new version number is a format an older baton refuses.
 const (
 	ExportFormat  = "baton.export"
 	ExportVersion = 1
@@ -551,7 +551,11 @@ var exportTables = []exportTable{
 			oneOf(f, "row.source", string(r.Source), string(SourceStartup), string(SourceResume))
 			needTime(f, "row.openedAt", r.OpenedAt)
 			needTime(f, "row.lastSeenAt", r.LastSeenAt)
-			needFiltered(f, map[string]string{"row.lastMessageExcerpt": r.LastMessageExcerpt})
+			texts := map[string]string{"row.lastMessageExcerpt": r.LastMessageExcerpt}
+			for i, b := range r.BriefedMemories {
+				texts["row.briefedMemories["+strconv.Itoa(i)+"].topic"] = b.Topic
+			}
+			needFiltered(f, texts)
 		},
 		insert: func(ctx context.Context, tx Tx, r *Session) error { return tx.InsertSession(ctx, r) }},
 	table[Memory, uuid.UUID]{table: TableMemories, page: Tx.MemoriesAfter, key: func(r *Memory) uuid.UUID { return r.ID },
