@@ -97,7 +97,10 @@ func marker(tenant, agent string, m bottle.Marker, now time.Time) (BottleMarker,
 	if m.Gap < 0 || m.Gap > MaxBottleGap {
 		f["gap"] = "must be between 0 and " + strconv.Itoa(MaxBottleGap)
 	}
-	m.Task = trimField(f, "task", m.Task, 0, MaxRecordTextLen)
+	// The task is shown in the pointer a compacted session is given: a
+	// caller's (a host's, a team server client's) is privacy filtered as
+	// the bottler's own is.
+	m.Task = scrubField(f, "task", m.Task, 0, MaxRecordTextLen)
 	if !m.ArmedAt.IsZero() && !inYears(m.ArmedAt) {
 		f["armedAt"] = yearRule
 	}

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/bottle/privacy"
 	"github.com/batonhq/baton/continuity/memrule"
 	"github.com/google/uuid"
 )
@@ -44,9 +45,11 @@ import (
 // An import (Service.Restore) reads the same format into a tenant that owns no row yet, in
 // one transaction: every line is checked (JSON, a known table, no unknown
 // member, text that is UTF-8 without NUL bytes, the ids and keys a row
-// needs) and the first bad one refuses the whole import as invalid, naming
-// its line and field. A new version number is a format an older baton
-// refuses.
+// needs, no block the privacy filter removes in the text baton keeps
+// filtered: prompts, excerpts, memories' topics and content, records'
+// episode text, bottles' tasks, sessions' briefed topics) and the first
+// bad one refuses the whole import as invalid, naming its line and field.
+// A new version number is a format an older baton refuses.
 const (
 	ExportFormat  = "baton.export"
 	ExportVersion = 1
@@ -501,6 +504,18 @@ func needKey(f map[string]string, agent, sessionID string) {
 	}
 }
 
+// needFiltered refuses text the service keeps only after the privacy
+// filter (privacy.Scrub) when it still holds a block the filter removes:
+// imported, it would be stored and shown in the next briefing or bottle.
+// The reason names the tag, never the text.
+func needFiltered(f map[string]string, texts map[string]string) {
+	for name, s := range texts {
+		if tag := privacy.Residue(s); tag != "" {
+			f[name] = "holds a <" + tag + "> block, which baton removes from text before it keeps it"
+		}
+	}
+}
+
 func needTime(f map[string]string, name string, t time.Time) {
 	if t.IsZero() {
 		f[name] = "is required"
@@ -536,6 +551,11 @@ var exportTables = []exportTable{
 			oneOf(f, "row.source", string(r.Source), string(SourceStartup), string(SourceResume))
 			needTime(f, "row.openedAt", r.OpenedAt)
 			needTime(f, "row.lastSeenAt", r.LastSeenAt)
+			texts := map[string]string{"row.lastMessageExcerpt": r.LastMessageExcerpt}
+			for i, b := range r.BriefedMemories {
+				texts["row.briefedMemories["+strconv.Itoa(i)+"].topic"] = b.Topic
+			}
+			needFiltered(f, texts)
 		},
 		insert: func(ctx context.Context, tx Tx, r *Session) error { return tx.InsertSession(ctx, r) }},
 	table[Memory, uuid.UUID]{table: TableMemories, page: Tx.MemoriesAfter, key: func(r *Memory) uuid.UUID { return r.ID },
@@ -548,6 +568,7 @@ var exportTables = []exportTable{
 				f["row.status"] = "is not a memory status"
 			}
 			needTime(f, "row.createdAt", r.CreatedAt)
+			needFiltered(f, map[string]string{"row.topic": r.Topic, "row.content": r.Content})
 		},
 		insert: func(ctx context.Context, tx Tx, r *Memory) error { return tx.InsertMemory(ctx, r) }},
 	table[MemoryEvent, uuid.UUID]{table: TableMemoryEvents, page: Tx.MemoryEventsAfter, key: func(r *MemoryEvent) uuid.UUID { return r.ID },
@@ -564,6 +585,7 @@ var exportTables = []exportTable{
 			needKey(f, r.Agent, r.SessionID)
 			oneOf(f, "row.kind", string(r.Kind), string(RecordCheckpoint), string(RecordHandover))
 			needTime(f, "row.createdAt", r.CreatedAt)
+			needFiltered(f, map[string]string{"row.task": r.Task, "row.objective": r.Objective, "row.state": r.State, "row.nextAction": r.NextAction})
 		},
 		insert: func(ctx context.Context, tx Tx, r *Record) error { return tx.InsertRecord(ctx, r) }},
 	table[BottleMarker, [2]string]{table: TableBottles,
@@ -577,6 +599,7 @@ var exportTables = []exportTable{
 				f["row.path"] = "is required"
 			}
 			needTime(f, "row.armedAt", r.ArmedAt)
+			needFiltered(f, map[string]string{"row.task": r.Task})
 		},
 		// A consumed marker is armed, then claimed at the instant it was.
 		insert: func(ctx context.Context, tx Tx, r *BottleMarker) error {
@@ -594,6 +617,7 @@ var exportTables = []exportTable{
 				f["row.number"] = "must be at least 1"
 			}
 			needTime(f, "row.at", r.At)
+			needFiltered(f, map[string]string{"row.text": r.Text})
 		},
 		insert: func(ctx context.Context, tx Tx, r *Prompt) error { return tx.InsertPrompt(ctx, r) }},
 	table[StopExcerpt, uuid.UUID]{table: TableStopExcerpts, page: Tx.StopExcerptsAfter, key: func(r *StopExcerpt) uuid.UUID { return r.ID },
@@ -601,6 +625,7 @@ var exportTables = []exportTable{
 			needID(f, "row.id", r.ID)
 			needKey(f, r.Agent, r.SessionID)
 			needTime(f, "row.at", r.At)
+			needFiltered(f, map[string]string{"row.text": r.Text})
 		},
 		insert: func(ctx context.Context, tx Tx, r *StopExcerpt) error { return tx.InsertStopExcerpt(ctx, 0, r) }},
 	table[LedgerEntry, uuid.UUID]{table: TableLedger, page: Tx.Ledger, key: func(r *LedgerEntry) uuid.UUID { return r.ID },

@@ -92,12 +92,15 @@ type Episode struct {
 	BottlePath string `json:"bottlePath,omitempty"`
 }
 
-// normalize validates the episode's fields, naming each under prefix.
+// normalize validates the episode's fields, naming each under prefix. The
+// text a caller gives is privacy filtered, as the prompt and the excerpt
+// the empty fields are derived from are: a field that held only a private
+// block is empty, and derived.
 func (e *Episode) normalize(f map[string]string, prefix string) {
-	e.Task = trimField(f, prefix+"task", e.Task, 0, MaxTopicLen)
-	e.Objective = trimField(f, prefix+"objective", e.Objective, 0, MaxRecordTextLen)
-	e.State = trimField(f, prefix+"state", e.State, 0, MaxRecordTextLen)
-	e.NextAction = trimField(f, prefix+"nextAction", e.NextAction, 0, MaxRecordTextLen)
+	e.Task = scrubField(f, prefix+"task", e.Task, 0, MaxTopicLen)
+	e.Objective = scrubField(f, prefix+"objective", e.Objective, 0, MaxRecordTextLen)
+	e.State = scrubField(f, prefix+"state", e.State, 0, MaxRecordTextLen)
+	e.NextAction = scrubField(f, prefix+"nextAction", e.NextAction, 0, MaxRecordTextLen)
 	e.GitCommit = trimField(f, prefix+"gitCommit", e.GitCommit, 0, maxGitRefLen)
 	e.GitBranch = trimField(f, prefix+"gitBranch", e.GitBranch, 0, maxGitRefLen)
 	e.BottlePath = trimField(f, prefix+"bottlePath", e.BottlePath, 0, MaxPathLen)

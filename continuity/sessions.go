@@ -92,11 +92,14 @@ func (p *OpenParams) normalize(tenant string) (string, error) {
 	if len(p.BriefedMemories) > MaxBriefedMemories {
 		f["briefedMemories"] = "must hold at most " + strconv.Itoa(MaxBriefedMemories) + " rows"
 	}
+	// A copy: the topics are filtered here, and the caller's slice is the
+	// caller's. A topic is privacy filtered as a memory's is.
+	p.BriefedMemories = slices.Clone(p.BriefedMemories)
 	for i, b := range p.BriefedMemories {
 		if b.ID == uuid.Nil {
 			f["briefedMemories["+strconv.Itoa(i)+"].id"] = "is required"
 		}
-		checkLen(f, "briefedMemories["+strconv.Itoa(i)+"].topic", b.Topic, 0, MaxTopicLen)
+		p.BriefedMemories[i].Topic = scrubField(f, "briefedMemories["+strconv.Itoa(i)+"].topic", b.Topic, 0, MaxTopicLen)
 		oneOf(f, "briefedMemories["+strconv.Itoa(i)+"].status", b.Status, statusNames...)
 	}
 	return tenant, fieldsErr(f)

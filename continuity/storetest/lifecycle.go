@@ -268,6 +268,27 @@ func testLifecycle(t *testing.T, h Harness) {
 		}
 	})
 
+	t.Run("BriefedTopicsPrivacyFiltered", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		cases := []struct{ topic, want string }{
+			{"ship v1 <private>pw=SENTINEL</private>", "ship v1"},
+			{"<private>SENTINEL</private>", ""},
+			{"  ship v2  ", "ship v2"},
+		}
+		p := startup("s1")
+		for _, tc := range cases {
+			p.BriefedMemories = append(p.BriefedMemories, continuity.BriefedMemory{ID: uuid.New(), Topic: tc.topic, Status: "open"})
+		}
+		mustOpen(t, f, tenantA, p)
+		v := view(t, f, tenantA, "s1")
+		for i, tc := range cases {
+			if i >= len(v.BriefedMemories) || v.BriefedMemories[i].Topic != tc.want || p.BriefedMemories[i].Topic != tc.topic {
+				t.Fatalf("briefed memories = %+v (the caller's %+v), want topic %d %q and the caller's left as given", v.BriefedMemories, p.BriefedMemories, i, tc.want)
+			}
+		}
+	})
+
 	t.Run("ResumeNeverRestampsBriefing", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, h)

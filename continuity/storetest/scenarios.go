@@ -1089,6 +1089,75 @@ func scenarioPreCompact(t *testing.T, h ScenarioHarness) {
 		}
 	})
 
+	t.Run("GivenTextPrivacyFiltered", func(t *testing.T) {
+		// An episode's text a caller gives (a host, a team server's
+		// client) is privacy filtered as a prompt is: a <private> block
+		// never reaches the record, its listing, or the next briefing.
+		const secret = "sk-episode-SENTINEL"
+		hidden := func(s string) string { return s + " <private>" + secret + "</private>" }
+		cases := []struct {
+			name string
+			edit func(e *continuity.Episode)
+			got  func(r continuity.Record) string
+			want string
+		}{
+			{"task", func(e *continuity.Episode) { e.Task = hidden("t-42") }, func(r continuity.Record) string { return r.Task }, "t-42"},
+			{"objective", func(e *continuity.Episode) { e.Objective = hidden("ship 1.0") }, func(r continuity.Record) string { return r.Objective }, "ship 1.0"},
+			{"state", func(e *continuity.Episode) { e.State = hidden("tagged") }, func(r continuity.Record) string { return r.State }, "tagged"},
+			{"next action", func(e *continuity.Episode) { e.NextAction = hidden("publish") }, func(r continuity.Record) string { return r.NextAction }, "publish"},
+			{"only private", func(e *continuity.Episode) { e.NextAction = "<private>" + secret + "</private>" }, func(r continuity.Record) string { return r.NextAction }, "Next: parse the body."},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				s := newScene(t, h)
+				s.startup("s1", "baton")
+				s.stop(stopOf("s1", excerpt))
+				var e continuity.Episode
+				tc.edit(&e)
+				c := s.preCompact(continuity.PreCompactParams{EventParams: hookEvent(evPreCompact, "s1"), Episode: e}).Checkpoint
+				hv, err := s.a.SessionEnd(s.ctx, continuity.EndParams{EventParams: hookEvent(evEnd, "s1"), Episode: e})
+				if err != nil {
+					t.Fatalf("%s: SessionEnd: %v", tc.name, err)
+				}
+				b, err := s.a.Briefing(s.ctx, continuity.BriefingParams{Project: "baton"})
+				if err != nil || b.Handover == nil {
+					t.Fatalf("%s: briefing %+v: %v, want the handover", tc.name, b, err)
+				}
+				rs := append(s.records(s.a, continuity.RecordQuery{SessionID: "s1"}), c, hv.Handover, b.Handover.Record)
+				for _, r := range rs {
+					if got := tc.got(r); got != tc.want {
+						t.Errorf("%s: the %s's field = %q, want %q", tc.name, r.Kind, got, tc.want)
+					}
+				}
+				if strings.Contains(b.Text, secret) {
+					t.Errorf("%s: the briefing's text shows the private block: %q", tc.name, b.Text)
+				}
+			})
+		}
+	})
+
+	t.Run("SealedTaskPrivacyFiltered", func(t *testing.T) {
+		// The sealed bottle's task a caller gives reaches the compacted
+		// session's pointer: it is filtered as the episode's text is.
+		cases := []struct{ name, task, want string }{
+			{"text around it", "parse the body <private>pw=SENTINEL</private>", "parse the body"},
+			{"only private", "<private>SENTINEL</private>", ""},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				s := newScene(t, h)
+				s.startup("s1", "baton")
+				m := sealedOf("s1")
+				m.Task = tc.task
+				s.preCompact(continuity.PreCompactParams{EventParams: hookEvent(evPreCompact, "s1"), Sealed: m})
+				res := s.start(s.a, startOf("s1", continuity.SourceCompact, "baton"))
+				if res.Marker == nil || res.Marker.Task != tc.want {
+					t.Fatalf("the compact claimed %+v, want the task %q", res.Marker, tc.want)
+				}
+			})
+		}
+	})
+
 	t.Run("UnseenConversationArmsItsMarker", func(t *testing.T) {
 		// Hooks installed mid-session: baton never saw s9 open. Its
 		// checkpoint has no row to name (not_found, recorded as the
