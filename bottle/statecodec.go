@@ -142,7 +142,14 @@ func (r *stateReader) time() time.Time {
 	}
 	var t time.Time
 	// UnmarshalBinary takes a nanosecond field of a billion or more (bytes
-	// 9-12 of its form), which no time writes, as it is.
+	// 9-12 of its form), which no time writes, as it is; and its second
+	// version (a zone offset with seconds, which no transcript's time
+	// carries) does not read back what MarshalBinary writes for a negative
+	// one, so a cache holding one would change as it is rewritten.
+	if len(data) > 0 && data[0] != 1 {
+		r.fail()
+		return time.Time{}
+	}
 	if err := t.UnmarshalBinary(data); err != nil || binary.BigEndian.Uint32(data[9:13]) >= 1e9 {
 		r.fail()
 		return time.Time{}
