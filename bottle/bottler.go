@@ -388,20 +388,21 @@ func syncBottle(dir string, from int) error {
 		return fmt.Errorf("bottle: sync: %w", err)
 	}
 	names = append(names[min(from, len(names)):], IndexName)
-	// The files are synced together, then the two directories: each sync
-	// mostly waits on the disk, which takes them at once.
+	// The files and the two directories are synced at once: each sync
+	// mostly waits on the disk, which takes them together, and none needs
+	// another's to be done first (every rename has happened; the marker
+	// that points at the bottle is armed only once all of them are).
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
 		wg.Go(func() { errs[i] = syncFile(filepath.Join(dir, name)) })
 	}
+	wg.Go(func() { syncDir(dir) })
+	wg.Go(func() { syncDir(filepath.Dir(dir)) })
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("bottle: sync: %w", err)
 	}
-	wg.Go(func() { syncDir(dir) })
-	wg.Go(func() { syncDir(filepath.Dir(dir)) })
-	wg.Wait()
 	return nil
 }
 

@@ -14,17 +14,25 @@ import (
 // not; such work is done on first use instead.
 const maxInitAllocs = 100
 
-// TestInitIsCheap runs this test binary again with GODEBUG=inittrace=1 and
-// reads what each of baton's packages allocated at init.
-func TestInitIsCheap(t *testing.T) {
+// initTrace runs this test binary again with GODEBUG=inittrace=1 and
+// returns what it printed: a line per package initialized, in order.
+func initTrace(t *testing.T) string {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
+	return string(out)
+}
+
+// TestInitIsCheap runs this test binary again with GODEBUG=inittrace=1 and
+// reads what each of baton's packages allocated at init.
+func TestInitIsCheap(t *testing.T) {
+	out := initTrace(t)
 	seen := 0
-	for line := range strings.Lines(string(out)) {
+	for line := range strings.Lines(out) {
 		// init PKG @T ms, T ms clock, B bytes, N allocs
 		f := strings.Fields(line)
 		if len(f) < 11 || f[0] != "init" || !strings.HasPrefix(f[1], "github.com/batonhq/baton/") || f[10] != "allocs" {
@@ -37,5 +45,36 @@ func TestInitIsCheap(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Fatalf("no init of a baton package traced:\n%s", out)
+	}
+}
+
+// TestHookProcInitializesFirst checks that internal/hookproc, whose init
+// sets a hook process's runtime up, initializes before the third-party
+// packages whose inits are the dearest (bun's inflection rules, validator's
+// tables): an import added to hookproc, or a package that sorts before it,
+// would move it after them.
+func TestHookProcInitializesFirst(t *testing.T) {
+	out := initTrace(t)
+	order := map[string]int{}
+	n := 0
+	for line := range strings.Lines(out) {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "init" {
+			order[f[1]] = n
+			n++
+		}
+	}
+	first, ok := order["github.com/batonhq/baton/examples/baton/internal/hookproc"]
+	if !ok {
+		t.Fatalf("hookproc's init was not traced:\n%s", out)
+	}
+	for _, pkg := range []string{"github.com/jinzhu/inflection", "github.com/go-playground/validator/v10", "github.com/uptrace/bun/schema", "github.com/alecthomas/kong"} {
+		at, ok := order[pkg]
+		if !ok {
+			t.Errorf("%s's init was not traced", pkg)
+			continue
+		}
+		if at < first {
+			t.Errorf("%s initializes before hookproc (%d < %d)", pkg, at, first)
+		}
 	}
 }

@@ -14,6 +14,10 @@ import (
 	"os"
 	"strings"
 
+	// First, for its init: a hook process's runtime settings, made before
+	// the other packages initialize.
+	_ "github.com/batonhq/baton/examples/baton/internal/hookproc"
+
 	"github.com/alecthomas/kong"
 	"github.com/uptrace/bun/schema"
 )
