@@ -24,6 +24,12 @@
 #   BenchmarkHookStopMarathon  a Stop rendering the marathon's bottle
 #                              incrementally against a Stop without a
 #                              transcript, paired; prints the ratio
+# and, asked for, a third:
+#   BenchmarkHookCompare       the built baton beside other builds of it,
+#                              each on a store of its own, taking turns:
+#     BATON_BENCH_COMPARE=/tmp/old/baton sh adapters/hook/bench.sh -bench HookCompare
+#                              (comma-separate several; build them with the
+#                              same tags, e.g. from another worktree)
 #
 # The three programs are built alike: with -tags cgosqlite (SQLite's C
 # library through cgo, the README's build of baton) when cgo can build, else

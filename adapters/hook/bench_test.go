@@ -200,6 +200,18 @@ func (s samples) quantile(q float64) float64 {
 
 func (s samples) median() float64 { return s.quantile(0.5) }
 
+// sessions runs session(-1), the warm-up, then fill, then session(0),
+// session(1) … as b's timed iterations.
+func sessions(b *testing.B, session func(i int), fill func()) {
+	session(-1)
+	fill()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		session(i)
+	}
+	b.StopTimer()
+}
+
 // BenchmarkHookEvents is one session's lifecycle per iteration, a new
 // session id each time: start (startup: the briefing, with the handovers
 // of the sessions before), prompt, stop (heartbeat and the session's first
@@ -237,15 +249,7 @@ func BenchmarkHookEvents(b *testing.B) {
 			}
 		}
 	}
-	session(-1)
-	p.fillLedger()
-	b.ResetTimer()
-	i := 0
-	for b.Loop() {
-		session(i)
-		i++
-	}
-	b.StopTimer()
+	sessions(b, session, p.fillLedger)
 	var report strings.Builder
 	fmt.Fprintf(&report, "%d runs each, whole processes, wall time:\n%-11s %9s %9s %14s %7s %14s %7s\n",
 		len(times[0]), "event", "median", "p99", "benchbase med", "ratio", "benchstack med", "ratio")
@@ -321,4 +325,74 @@ func BenchmarkHookStopMarathon(b *testing.B) {
 	b.ReportMetric(med/bmed, "ratio")
 	b.Logf("\n%d runs each, whole processes, wall time:\nstop, 50 MB transcript, incremental render: median %.2f ms, p99 %.2f ms\nstop, no transcript:                        median %.2f ms, p99 %.2f ms\nratio %.2fx",
 		len(without), med, withRender.quantile(0.99), bmed, without.quantile(0.99), med/bmed)
+}
+
+// BenchmarkHookCompare times the built baton beside other builds of it,
+// named (comma-separated paths) in BATON_BENCH_COMPARE, over the lifecycle
+// of BenchmarkHookEvents: each binary runs its own sessions on a store of
+// its own (one binary's way with the database files cannot help or hinder
+// another's), the binaries take turns in a rotating order event by event,
+// and benchbase writes to a store of its own after them. It prints each
+// binary's median per event, as a ratio to the built baton's and to
+// benchbase's. Copy every binary afresh before a run (`cp b b.new && mv
+// b.new b`): a file written long ago starts measurably slower on some
+// machines than one just written, page cache warm or not.
+func BenchmarkHookCompare(b *testing.B) {
+	others := os.Getenv("BATON_BENCH_COMPARE")
+	if others == "" {
+		b.Skip("BATON_BENCH_COMPARE names no other baton binary")
+	}
+	base := newProcBench(b)
+	bins := append([]string{base.baton}, strings.Split(others, ",")...)
+	procs := make([]*procBench, len(bins))
+	times := make([][]samples, len(bins))
+	for j, bin := range bins {
+		if _, err := os.Stat(bin); err != nil {
+			b.Fatalf("BATON_BENCH_COMPARE: %v", err)
+		}
+		procs[j] = newProcBench(b)
+		procs[j].baton = bin
+		times[j] = make([]samples, len(benchEvents))
+	}
+	if err := os.MkdirAll(filepath.Dir(base.db), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	baseTimes := make([]samples, len(benchEvents))
+	session := func(i int) {
+		for k, e := range benchEvents {
+			for n := range bins {
+				j := (n + i + len(bins)) % len(bins)
+				stdin := ""
+				if e.payload != "" {
+					stdin = procs[j].payload(e.payload, fmt.Sprintf("bench-%04d", i+1), "-")
+				}
+				d := procs[j].hook(e.name, stdin)
+				if i >= 0 {
+					times[j][k] = append(times[j][k], d)
+				}
+			}
+			if d := base.baseline(); i >= 0 {
+				baseTimes[k] = append(baseTimes[k], d)
+			}
+		}
+	}
+	sessions(b, session, func() {
+		for _, p := range procs {
+			p.fillLedger()
+		}
+	})
+	var report strings.Builder
+	fmt.Fprintf(&report, "%d runs each, whole processes, wall time; per binary: median, ratio to benchbase, ratio to the first\n", len(baseTimes[0]))
+	for j, bin := range bins {
+		fmt.Fprintf(&report, "binary %d: %s\n", j, bin)
+	}
+	for k, e := range benchEvents {
+		fmt.Fprintf(&report, "%-11s benchbase %6.2f ms", e.name, baseTimes[k].median())
+		for j := range bins {
+			med := times[j][k].median()
+			fmt.Fprintf(&report, " | %6.2f ms %5.2fx %5.3f", med, med/baseTimes[k].median(), med/times[0][k].median())
+		}
+		report.WriteString("\n")
+	}
+	b.Log("\n" + report.String())
 }
