@@ -12,10 +12,10 @@
 // the driver's cancellation watchers, a timer), and each wake is a context
 // switch on both sides; the hook's work is one goroutine's at a time but
 // for the render a Stop overlaps with the store's opening, whose SQLite
-// half runs in C on its own thread anyway. One processor measured 5-9%
-// faster a start, prompt or end event, and no slower a stop or precompact
-// (see the README's Hook latency). A GOMAXPROCS the person set is left as
-// it is.
+// half runs in C on its own thread anyway. Paired runs measured start,
+// prompt and end events up to 10% faster on one processor, and stop and
+// precompact no slower (see the README's Hook latency). A GOMAXPROCS the
+// person set is left as it is.
 package hookproc
 
 import (
