@@ -77,8 +77,9 @@ type HookOutcome struct {
 
 // Episodes runs each hook event where the transcript is: the bottle's
 // render and seal and the working directory's git facts, around one call of
-// the API per event (and one more only when the local half fails after that
-// call, to record the failure). An adapter normalizes its harness's input
+// the API per event (and one more only when the local half fails after or
+// beside that call, to record the failure against the call's receipt; a
+// Stop renders beside its call). An adapter normalizes its harness's input
 // into a HookEvent, calls Handle once and writes the outcome.
 type Episodes struct {
 	// API is the tenant-bound API: the local service or a team server.
@@ -291,16 +292,26 @@ func divergence(ctx context.Context, dir string, h *Record, readHead func() (wor
 
 func (e *Episodes) stop(ctx context.Context, ev HookEvent) (HookOutcome, error) {
 	p := StopParams{EventParams: e.event(ev), LastMessage: ev.LastMessage, StopHookActive: ev.StopHookActive, Nudge: e.Nudge}
+	var rendered <-chan error
 	if e.Bottler != nil && ev.TranscriptPath != "" {
-		// The incremental render: the transcript is read from its cursor.
-		lctx, cancel := localBudget(ctx, time.Now())
-		if _, err := e.Bottler.Render(lctx, ev.SessionID, ev.TranscriptPath); err != nil {
-			p.LocalFailure = safeReason(err)
-		}
-		cancel()
+		// The incremental render (the transcript read from its cursor)
+		// runs beside the Stop call: nothing of the call depends on it, so
+		// the process pays for the slower of the two, the store's writes
+		// and syncs (or a team server's round trip) overlapping the read.
+		rendered = e.renderAside(ctx, ev)
 	}
 	r, err := e.API.Stop(ctx, p)
-	out := HookOutcome{SessionRunID: r.SessionRunID, LocalFailure: p.LocalFailure}
+	out := HookOutcome{SessionRunID: r.SessionRunID}
+	if rendered != nil {
+		if rerr := <-rendered; rerr != nil {
+			// A failed render is the Stop's local failure, recorded against
+			// its receipt as a SessionStart's is.
+			out.LocalFailure = safeReason(rerr)
+			if r.ReceiptID != uuid.Nil {
+				_ = e.API.RecordFailure(ctx, FailureParams{EventParams: e.event(ev), ReceiptID: r.ReceiptID.String(), Reason: out.LocalFailure})
+			}
+		}
+	}
 	// Only a Stop that succeeded nudges: a failed one's result (the
 	// service's so far, a team server's error answer) decides nothing. An
 	// attempt it armed is completed by the next Stop, as a pending one is.
@@ -311,6 +322,29 @@ func (e *Episodes) stop(ctx context.Context, ev HookEvent) (HookOutcome, error) 
 	}
 	return out, err
 }
+
+// renderAside renders ev's bottle incrementally on a goroutine of its own,
+// within localBudget, and sends its error (nil once it rendered) on the
+// channel it returns. A panic of the render is its error: it must not end
+// the process, whose Stop call has its receipt to leave.
+func (e *Episodes) renderAside(ctx context.Context, ev HookEvent) <-chan error {
+	done := make(chan error, 1)
+	lctx, cancel := localBudget(ctx, time.Now())
+	go func() {
+		defer cancel()
+		defer func() {
+			if r := recover(); r != nil {
+				done <- errRenderPanicked
+			}
+		}()
+		_, err := e.Bottler.Render(lctx, ev.SessionID, ev.TranscriptPath)
+		done <- err
+	}()
+	return done
+}
+
+// errRenderPanicked is a render that panicked.
+var errRenderPanicked = errors.New("bottle: the render panicked")
 
 func (e *Episodes) preCompact(ctx context.Context, ev HookEvent) (HookOutcome, error) {
 	p := PreCompactParams{EventParams: e.event(ev), Trigger: ev.Trigger, Provisional: ev.Provisional, Episode: gitEpisode(ctx, ev.Cwd)}

@@ -136,3 +136,97 @@ func TestEpisodesOverClient(t *testing.T) {
 		t.Errorf("ledger counts %v: want 6 receipts, no failure, the marker armed and claimed once", counts)
 	}
 }
+
+// TestStopRenderFailure runs a Stop whose bottle render fails (the
+// transcript path names a directory) through continuity.Episodes, locally
+// and over the Client: the render runs beside the Stop call, so its failure
+// is recorded after it, against the call's receipt, whether the call did
+// its work or failed on its own (a session never started: the receipt
+// comes back with the error).
+func TestStopRenderFailure(t *testing.T) {
+	ctx := context.Background()
+	done := "Done; the render could not read the transcript."
+	for _, tc := range []struct {
+		name    string
+		client  bool
+		started bool
+		// want are the failure lines' reasons, in order, by prefix.
+		want  []string
+		calls []string
+	}{
+		{"local, the session started", false, true, []string{"local: "}, nil},
+		{"local, the session never started", false, false, []string{"not_found: ", "local: "}, nil},
+		{"client, the session started", true, true, []string{"local: "}, []string{"POST /api/v1/episodes/stop", "POST /api/v1/episodes/failure"}},
+		{"client, the session never started", true, false, []string{"not_found: ", "local: "}, []string{"POST /api/v1/episodes/stop", "POST /api/v1/episodes/failure"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := storetest.NewClock()
+			var calls callLog
+			s := newServer(t, sqltest.SQLite, clock.Now, Options{}, calls.wrap)
+			var api continuity.API = s.svc.For(tenantA)
+			if tc.client {
+				api = s.client(keyA)
+			}
+			e := continuity.NewEpisodes(api, agent, t.TempDir())
+			e.Now = clock.Now
+			e.Bottler.Clock = testClock{clock}
+			ev := func(k continuity.HookKind) continuity.HookEvent {
+				return continuity.HookEvent{Kind: k, Provider: agent, ProviderEvent: string(k), SessionID: "s1", Cwd: t.TempDir()}
+			}
+			if tc.started {
+				start := ev(continuity.HookStart)
+				start.Source = continuity.SourceStartup
+				if _, err := e.Handle(ctx, start); err != nil {
+					t.Fatal(err)
+				}
+			}
+			stop := ev(continuity.HookStop)
+			stop.TranscriptPath, stop.LastMessage = t.TempDir(), &done
+			calls.reset()
+			out, err := e.Handle(ctx, stop)
+			if tc.started != (err == nil) {
+				t.Fatalf("Stop: %v", err)
+			}
+			if out.LocalFailure == "" {
+				t.Fatalf("Stop's outcome %+v: want its render's failure", out)
+			}
+			if tc.client && !slices.Equal(calls.list(), tc.calls) {
+				t.Errorf("calls %v, want %v", calls.list(), tc.calls)
+			}
+			es, err := s.svc.For(tenantA).Ledger(ctx, uuid.Nil, continuity.MaxLedgerRead)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var receipt string
+			var reasons []string
+			for _, l := range es {
+				switch {
+				case l.Event == continuity.EventReceived && l.Fields["provider_event"] == string(continuity.HookStop):
+					receipt = l.ID.String()
+				case l.Event == continuity.EventFailed:
+					if l.Fields["receipt"] != receipt {
+						t.Errorf("failure %v names receipt %s, want the Stop's %s", l.Fields, l.Fields["receipt"], receipt)
+					}
+					reasons = append(reasons, l.Fields["reason"])
+				}
+			}
+			if len(reasons) != len(tc.want) {
+				t.Fatalf("failure lines %q, want %q", reasons, tc.want)
+			}
+			for i, w := range tc.want {
+				if !strings.HasPrefix(reasons[i], w) {
+					t.Errorf("failure %d = %q, want it to start %q", i, reasons[i], w)
+				}
+			}
+			if reasons[len(reasons)-1] != "local: "+out.LocalFailure {
+				t.Errorf("the local failure line %q, want %q", reasons[len(reasons)-1], "local: "+out.LocalFailure)
+			}
+			if tc.started {
+				hist, err := api.SessionHistory(ctx, agent, "s1")
+				if err != nil || len(hist.StopExcerpts) != 1 || hist.StopExcerpts[0].Text != done {
+					t.Errorf("history %+v %v: want the Stop's excerpt, heartbeat done beside the failed render", hist, err)
+				}
+			}
+		})
+	}
+}
