@@ -350,9 +350,13 @@ func TestIncrementalCursor(t *testing.T) {
 		path := writeTranscript(t, original)
 		b := &Bottler{Home: t.TempDir(), Clock: newFakeClock()}
 		render(b, path)
-		// Rewrite an already-parsed line past the fingerprinted head, same
-		// length: an incremental render must not see it.
-		data := strings.Replace(original, "answer 030", "ANSWER 030", 1)
+		// Rewrite an already-parsed line between the fingerprinted head and
+		// the fingerprinted bytes before the cursor, same length: an
+		// incremental render must not see it.
+		if at := strings.Index(original, "answer 020"); at < prefixLen || at > len(original)-prefixLen {
+			t.Fatalf("answer 020 at %d is inside a fingerprint of the %d-byte transcript", at, len(original))
+		}
+		data := strings.Replace(original, "answer 020", "ANSWER 020", 1)
 		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -360,7 +364,7 @@ func TestIncrementalCursor(t *testing.T) {
 		m.user("appended prompt")
 		appendFile(t, path, m.String())
 		out := render(b, path)
-		if !strings.Contains(out, "answer 030") || strings.Contains(out, "ANSWER 030") || !strings.Contains(out, "appended prompt") {
+		if !strings.Contains(out, "answer 020") || strings.Contains(out, "ANSWER 020") || !strings.Contains(out, "appended prompt") {
 			t.Fatal("re-render reparsed old bytes or missed new ones")
 		}
 	})
@@ -371,6 +375,11 @@ func TestIncrementalCursor(t *testing.T) {
 		{"shrunk", original[:len(original)/2]},
 		{"replaced, same length, new head", strings.Replace(original, "prompt 000", "PROMPT 000", 1)},
 		{"replaced by a longer file", strings.Replace(original, "prompt 000", "PROMPT 000", 1) + original},
+		// The same head, then other lines past the old end: read on from
+		// the old offset, the render spliced the two files (a line read
+		// from its middle, the old file's turns before the new one's).
+		{"replaced by a longer file, same head", original[:len(original)/2] + strings.ReplaceAll(original[len(original)/2:], "answer", "ANSWER, longer,")},
+		{"truncated and written again past the old end, same head", original[:len(original)-1000] + strings.Repeat(strings.ReplaceAll(original[len(original)-1000:], "prompt", "PROMPT"), 2)},
 	}
 	for _, c := range resets {
 		t.Run(c.name, func(t *testing.T) {
