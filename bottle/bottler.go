@@ -677,7 +677,11 @@ func sumAt(f *os.File, off int64, n int) (string, error) {
 
 // readState returns the cached parse held in the lock file f, or nil when
 // there is none usable: an empty (new or dropped), torn, corrupt or old
-// cache only costs a full parse.
+// cache only costs a full parse. So does one whose sum holds but whose
+// numbers do not (a cursor before the file's start, a fingerprint of more
+// than prefixLen bytes, more pages synced than it has): the sum catches a
+// torn write, not a cache written wrong, and such numbers would make the
+// render allocate what a length says or index outside its pages.
 func readState(f *os.File) *state {
 	fi, err := f.Stat()
 	if err != nil || fi.Size() < sha256.Size {
@@ -693,7 +697,9 @@ func readState(f *os.File) *state {
 	}
 	st, err := decodeState(body)
 	if err != nil || st.Version != stateVersion ||
-		st.Frozen < 0 || st.Frozen > len(st.Pages) || (st.Past != nil && st.Frozen == len(st.Pages)) {
+		st.Frozen < 0 || st.Frozen > len(st.Pages) || (st.Past != nil && st.Frozen == len(st.Pages)) ||
+		st.Cursor.Offset < 0 || int64(st.Cursor.PrefixLen) != min(st.Cursor.Offset, prefixLen) ||
+		st.Synced < 0 || st.Synced > len(st.Pages) {
 		return nil
 	}
 	return st

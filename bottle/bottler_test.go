@@ -407,6 +407,78 @@ func TestIncrementalCursor(t *testing.T) {
 	})
 }
 
+// TestCacheWrittenWrong: a cache whose sum holds but whose numbers cannot
+// be (a negative fingerprint length or cursor, more pages synced than it
+// has, or fewer) reads as no cache: the render and the seal reparse and
+// write the bottle a fresh render writes. Before, a negative fingerprint
+// length panicked the render (and one of a terabyte crashed the process,
+// out of memory), a negative count of synced pages panicked the seal, and
+// the cache, never rewritten, did so on every event of the session.
+func TestCacheWrittenWrong(t *testing.T) {
+	var l transcriptLines
+	for i := range 20 {
+		l.user(fmt.Sprintf("prompt %03d", i)).assistant(fmt.Sprintf("a%d", i), fmt.Sprintf("answer %03d", i))
+	}
+	path := writeTranscript(t, l.String())
+	ctx := context.Background()
+	fresh := &Bottler{Home: t.TempDir(), Clock: newFakeClock()}
+	r, err := fresh.Render(ctx, session, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := readBottleAt(t, r.Path)
+	for _, c := range []struct {
+		name  string
+		wrong func(*state)
+	}{
+		{"negative fingerprint length", func(st *state) { st.Cursor.PrefixLen = -1 }},
+		{"fingerprint longer than the head", func(st *state) { st.Cursor.PrefixLen = prefixLen + 1 }},
+		{"negative cursor", func(st *state) { st.Cursor.Offset, st.Cursor.PrefixLen = -1, 0 }},
+		{"negative pages synced", func(st *state) { st.Synced = -1 }},
+		{"more pages synced than there are", func(st *state) { st.Synced = len(st.Pages) + 1 }},
+	} {
+		for _, seal := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, seal %v", c.name, seal), func(t *testing.T) {
+				b := &Bottler{Home: t.TempDir(), Clock: newFakeClock()}
+				if _, err := b.Render(ctx, session, path); err != nil {
+					t.Fatal(err)
+				}
+				lock := filepath.Join(b.Dir(), session+".lock")
+				st := stateAt(t, lock)
+				if st == nil {
+					t.Fatal("the first render left no cache")
+				}
+				c.wrong(st)
+				f, err := os.OpenFile(lock, os.O_RDWR, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = writeState(f, st)
+				f.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer func() {
+					if p := recover(); p != nil {
+						t.Fatalf("panicked: %v", p)
+					}
+				}()
+				if seal {
+					_, err = b.Seal(ctx, session, path, 0)
+				} else {
+					_, err = b.Render(ctx, session, path)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := readBottleAt(t, filepath.Join(filepath.Dir(lock), session+bottleSuffix, IndexName)); got != want {
+					t.Errorf("the bottle differs from a fresh render:\n%s\n--- fresh\n%s", got, want)
+				}
+			})
+		}
+	}
+}
+
 // TestFailedRenderKeepsBottle: a render that fails midway leaves the
 // previous bottle byte for byte, and no temporary file behind.
 func TestFailedRenderKeepsBottle(t *testing.T) {
