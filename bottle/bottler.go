@@ -644,7 +644,7 @@ func refresh(ctx context.Context, st *state, transcriptPath string, lim ReadLimi
 			return nil, err
 		}
 	}
-	if st.Cursor.Offset != read || st.Cursor.Offset > prefixLen && st.Cursor.TailSum == "" {
+	if st.Cursor.Offset != read { // else the tail checked above is still the cursor's
 		if st.Cursor.TailSum, err = tailSum(f, st.Cursor.Offset); err != nil {
 			return nil, err
 		}
