@@ -474,6 +474,7 @@ func FuzzGeminiReader(f *testing.F) {
 	}
 	f.Add(gm("gemini", "g1", `"toolCalls":[{"id":"c1","name":"run_shell_command","args":{"command":"ls"},"status":"success"}],`, `"x"`) + "\n")
 	f.Add(gm("user", "u1", "", `"a"`) + "\n" + gset(gm("user", "s", "", gSnap), gm("gemini", "k", "", `"ack"`), gm("user", "n", "", `"a"`)) + "\n" + `{"$rewindTo":"u1"}` + "\n")
+	f.Add("\uFEFF" + gHeader + "\r\n" + gm("user", "u1", "", `[{"text":"a"}]`) + "\r\n")
 	f.Add(gm("user", "u1", `"displayContent":"<hook_context>x",`, `[{"text":"<private>p</private><session_context>`+"\n"+`"}]`) + "\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		data := []byte(s)

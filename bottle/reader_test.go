@@ -633,6 +633,7 @@ func FuzzClaudeReader(f *testing.F) {
 func FuzzCodexReader(f *testing.F) {
 	addLines(f, "testdata/codex-0.169.0.jsonl")
 	addLines(f, "testdata/codex-synthetic.jsonl")
+	f.Add("\uFEFF" + `{"timestamp":"2026-11-30T01:20:18.896Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}}` + "\r\n")
 	f.Fuzz(func(t *testing.T, s string) { fuzzReader(t, FormatCodex, []byte(s)) })
 }
 
