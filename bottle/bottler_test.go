@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -405,6 +406,56 @@ func TestIncrementalCursor(t *testing.T) {
 			t.Error("corrupt cache changed the bottle")
 		}
 	})
+}
+
+// TestRewrittenTranscript: a transcript the harness (or anything else)
+// truncates and writes again, or replaces by another file, between two
+// renders leaves the bottle a fresh render writes, whatever it keeps of the
+// old head: the cursor's fingerprints notice it, and the next render does not
+// read on from an offset of the old file (in the middle of a line of the
+// new one) and splice the two.
+func TestRewrittenTranscript(t *testing.T) {
+	ctx := context.Background()
+	lim := ReadLimits{MaxLines: 40, MaxLineChars: 200, MaxBytes: 4096}
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 3))
+			lines, other := growth(seed, 150), growth(seed+100, 150)
+			path := filepath.Join(t.TempDir(), "t.jsonl")
+			b := &Bottler{Home: t.TempDir(), Clock: newFakeClock(), Limits: lim}
+			dir, _ := b.bottleDir(session)
+			content, next := "", 0
+			for range 30 {
+				switch k := r.IntN(10); {
+				case k < 6 && next < len(lines): // the harness appends
+					n := 1 + r.IntN(10)
+					content += strings.Join(lines[next:min(next+n, len(lines))], "")
+					next += n
+				case k < 8: // truncated anywhere, then written on with other lines
+					j := r.IntN(len(other))
+					content = content[:r.IntN(len(content)+1)] + strings.Join(other[j:min(j+1+r.IntN(20), len(other))], "")
+				default: // replaced by another file
+					content = strings.Join(other[:r.IntN(len(other))], "")
+				}
+				tmp := path + ".new"
+				if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(tmp, path); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := b.Render(ctx, session, path); err != nil {
+					t.Fatal(err)
+				}
+				fresh := &Bottler{Home: t.TempDir(), Clock: newFakeClock(), Limits: lim}
+				if res, err := fresh.Render(ctx, session, path); err != nil || res.Mode == ModeTimeline {
+					continue
+				}
+				freshDir, _ := fresh.bottleDir(session)
+				sameBottle(t, dir, freshDir)
+			}
+		})
+	}
 }
 
 // TestCacheWrittenWrong: a cache whose sum holds but whose numbers cannot
