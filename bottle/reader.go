@@ -250,9 +250,10 @@ func (t *Transcript) read(ctx context.Context, r io.ReaderAt, pos, limit int64, 
 }
 
 // byteOrderMark is UTF-8's byte order mark. An editor or a tool on Windows
-// may start a file with it; JSON does not allow it, so the first line would
-// not parse: a Claude Code transcript lost its first prompt, and a Gemini
-// CLI recording its header, and with it its format (read as Claude Code's).
+// may start a file with it; JSON does not allow it, so unless it is dropped
+// the first line does not parse: a Claude Code transcript loses its first
+// prompt, and a Gemini CLI recording its header and with it its format
+// (read as Claude Code's).
 var byteOrderMark = []byte("\uFEFF")
 
 // ParseLine parses one transcript line that starts at byte offset pos into t.
