@@ -453,10 +453,14 @@ func (b *Bottler) Archive(ctx context.Context, sessionID string) (string, error)
 
 // stateVersion changes whenever the cached parse would be read differently;
 // a cache of another version is discarded and the transcript reparsed.
-const stateVersion = 8
+const stateVersion = 9
 
 // prefixLen is how much of the transcript's head the cursor fingerprints to
-// notice a file replaced by another of at least the same length.
+// notice a file replaced by another of at least the same length, and how
+// much of what lies just before the cursor it fingerprints to notice one
+// that shares the head (a file truncated and written again, a copy of the
+// session continued differently): reading on from the old offset there
+// would splice two files' lines into one bottle.
 const prefixLen = 4096
 
 // Cursor is how far a transcript has been parsed.
@@ -469,6 +473,9 @@ type Cursor struct {
 	PrefixLen int `json:"prefixLen"`
 	// PrefixSum is the hex SHA-256 of those bytes.
 	PrefixSum string `json:"prefixSum"`
+	// TailSum is the hex SHA-256 of the prefixLen bytes just before
+	// Offset, when Offset is past them ("" when the head covers them).
+	TailSum string `json:"tailSum,omitempty"`
 }
 
 // state is the cache kept beside a bottle, in the session's lock file
@@ -576,12 +583,6 @@ func (st *state) advance(res Result, window bool) {
 	st.Frozen = res.restart
 }
 
-// refresh loads the cached parse, discards it if the transcript shrank or
-// was replaced, if it was laid out for other limits, or if it is a window
-// and this render needs the whole parse, and parses the bytes added since.
-// When a new line touches an entry before the window, the transcript is
-// parsed again from the start. It returns an error wrapping os.ErrNotExist
-// when the transcript is gone.
 // kept returns the cached state of a full bottle of transcriptPath when
 // it can be laid out again without reading the transcript (the cache's
 // own transcript, read under the same limits, in a form refresh would
@@ -593,6 +594,13 @@ func kept(st *state, transcriptPath string, lim ReadLimits, host bool) *state {
 	return st
 }
 
+// refresh loads the cached parse, discards it if the transcript shrank or
+// was replaced (its head, or the bytes just before the cursor, are not the
+// ones the cache fingerprinted), if it was laid out for other limits, or if
+// it is a window and this render needs the whole parse, and parses the
+// bytes added since. When a new line touches an entry before the window,
+// the transcript is parsed again from the start. It returns an error
+// wrapping os.ErrNotExist when the transcript is gone.
 func refresh(ctx context.Context, st *state, transcriptPath string, lim ReadLimits, host bool) (*state, error) {
 	f, err := OpenRegular(transcriptPath)
 	if err != nil {
@@ -607,8 +615,11 @@ func refresh(ctx context.Context, st *state, transcriptPath string, lim ReadLimi
 		st = &state{}
 	} else if sum, err := prefixSum(f, st.Cursor.PrefixLen); err != nil || sum != st.Cursor.PrefixSum {
 		st = &state{}
+	} else if tail, err := tailSum(f, st.Cursor.Offset); err != nil || tail != st.Cursor.TailSum {
+		st = &state{}
 	}
 	var cut error // ErrReadCut when ctx ended the read
+	read := st.Cursor.Offset
 	for {
 		st.Version, st.Limits = stateVersion, lim
 		st.Cursor.Transcript = transcriptPath
@@ -619,6 +630,7 @@ func refresh(ctx context.Context, st *state, transcriptPath string, lim ReadLimi
 		}
 		if st.Past != nil && st.Past.stale {
 			st = &state{} // a line reached before the window: read it all again
+			read = 0
 			continue
 		}
 		st.Cursor.Offset = off
@@ -632,13 +644,32 @@ func refresh(ctx context.Context, st *state, transcriptPath string, lim ReadLimi
 			return nil, err
 		}
 	}
+	if st.Cursor.Offset != read { // else the tail checked above is still the cursor's
+		if st.Cursor.TailSum, err = tailSum(f, st.Cursor.Offset); err != nil {
+			return nil, err
+		}
+	}
 	return st, cut
 }
 
 func prefixSum(f *os.File, n int) (string, error) {
+	return sumAt(f, 0, n)
+}
+
+// tailSum is the fingerprint of the prefixLen bytes before offset, or ""
+// when offset is within the head, which prefixSum covers.
+func tailSum(f *os.File, offset int64) (string, error) {
+	if offset <= prefixLen {
+		return "", nil
+	}
+	return sumAt(f, offset-prefixLen, prefixLen)
+}
+
+// sumAt is the hex SHA-256 of the n bytes of f at off.
+func sumAt(f *os.File, off int64, n int) (string, error) {
 	buf := make([]byte, n)
-	if _, err := f.ReadAt(buf, 0); err != nil && !(errors.Is(err, io.EOF) && n == 0) {
-		return "", fmt.Errorf("bottle: read transcript head: %w", err)
+	if _, err := f.ReadAt(buf, off); err != nil && !(errors.Is(err, io.EOF) && n == 0) {
+		return "", fmt.Errorf("bottle: read transcript fingerprint: %w", err)
 	}
 	sum := sha256.Sum256(buf)
 	return hex.EncodeToString(sum[:]), nil
@@ -646,7 +677,11 @@ func prefixSum(f *os.File, n int) (string, error) {
 
 // readState returns the cached parse held in the lock file f, or nil when
 // there is none usable: an empty (new or dropped), torn, corrupt or old
-// cache only costs a full parse.
+// cache only costs a full parse. So does one whose sum holds but whose
+// numbers do not (a cursor before the file's start, a fingerprint of more
+// than prefixLen bytes, more pages synced than it has): the sum catches a
+// torn write, not a cache written wrong, and such numbers would make the
+// render allocate what a length says or index outside its pages.
 func readState(f *os.File) *state {
 	fi, err := f.Stat()
 	if err != nil || fi.Size() < sha256.Size {
@@ -662,7 +697,9 @@ func readState(f *os.File) *state {
 	}
 	st, err := decodeState(body)
 	if err != nil || st.Version != stateVersion ||
-		st.Frozen < 0 || st.Frozen > len(st.Pages) || (st.Past != nil && st.Frozen == len(st.Pages)) {
+		st.Frozen < 0 || st.Frozen > len(st.Pages) || (st.Past != nil && st.Frozen == len(st.Pages)) ||
+		st.Cursor.Offset < 0 || int64(st.Cursor.PrefixLen) != min(st.Cursor.Offset, prefixLen) ||
+		st.Synced < 0 || st.Synced > len(st.Pages) {
 		return nil
 	}
 	return st

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -350,9 +351,13 @@ func TestIncrementalCursor(t *testing.T) {
 		path := writeTranscript(t, original)
 		b := &Bottler{Home: t.TempDir(), Clock: newFakeClock()}
 		render(b, path)
-		// Rewrite an already-parsed line past the fingerprinted head, same
-		// length: an incremental render must not see it.
-		data := strings.Replace(original, "answer 030", "ANSWER 030", 1)
+		// Rewrite an already-parsed line between the fingerprinted head and
+		// the fingerprinted bytes before the cursor, same length: an
+		// incremental render must not see it.
+		if at := strings.Index(original, "answer 020"); at < prefixLen || at > len(original)-prefixLen {
+			t.Fatalf("answer 020 at %d is inside a fingerprint of the %d-byte transcript", at, len(original))
+		}
+		data := strings.Replace(original, "answer 020", "ANSWER 020", 1)
 		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -360,7 +365,7 @@ func TestIncrementalCursor(t *testing.T) {
 		m.user("appended prompt")
 		appendFile(t, path, m.String())
 		out := render(b, path)
-		if !strings.Contains(out, "answer 030") || strings.Contains(out, "ANSWER 030") || !strings.Contains(out, "appended prompt") {
+		if !strings.Contains(out, "answer 020") || strings.Contains(out, "ANSWER 020") || !strings.Contains(out, "appended prompt") {
 			t.Fatal("re-render reparsed old bytes or missed new ones")
 		}
 	})
@@ -371,6 +376,11 @@ func TestIncrementalCursor(t *testing.T) {
 		{"shrunk", original[:len(original)/2]},
 		{"replaced, same length, new head", strings.Replace(original, "prompt 000", "PROMPT 000", 1)},
 		{"replaced by a longer file", strings.Replace(original, "prompt 000", "PROMPT 000", 1) + original},
+		// The same head, then other lines past the old end: read on from
+		// the old offset, the render spliced the two files (a line read
+		// from its middle, the old file's turns before the new one's).
+		{"replaced by a longer file, same head", original[:len(original)/2] + strings.ReplaceAll(original[len(original)/2:], "answer", "ANSWER, longer,")},
+		{"truncated and written again past the old end, same head", original[:len(original)-1000] + strings.Repeat(strings.ReplaceAll(original[len(original)-1000:], "prompt", "PROMPT"), 2)},
 	}
 	for _, c := range resets {
 		t.Run(c.name, func(t *testing.T) {
@@ -396,6 +406,128 @@ func TestIncrementalCursor(t *testing.T) {
 			t.Error("corrupt cache changed the bottle")
 		}
 	})
+}
+
+// TestRewrittenTranscript: a transcript the harness (or anything else)
+// truncates and writes again, or replaces by another file, between two
+// renders leaves the bottle a fresh render writes, whatever it keeps of the
+// old head: the cursor's fingerprints notice it, and the next render does not
+// read on from an offset of the old file (in the middle of a line of the
+// new one) and splice the two.
+func TestRewrittenTranscript(t *testing.T) {
+	ctx := context.Background()
+	lim := ReadLimits{MaxLines: 40, MaxLineChars: 200, MaxBytes: 4096}
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 3))
+			lines, other := growth(seed, 150), growth(seed+100, 150)
+			path := filepath.Join(t.TempDir(), "t.jsonl")
+			b := &Bottler{Home: t.TempDir(), Clock: newFakeClock(), Limits: lim}
+			dir, _ := b.bottleDir(session)
+			content, next := "", 0
+			for range 30 {
+				switch k := r.IntN(10); {
+				case k < 6 && next < len(lines): // the harness appends
+					n := 1 + r.IntN(10)
+					content += strings.Join(lines[next:min(next+n, len(lines))], "")
+					next += n
+				case k < 8: // truncated anywhere, then written on with other lines
+					j := r.IntN(len(other))
+					content = content[:r.IntN(len(content)+1)] + strings.Join(other[j:min(j+1+r.IntN(20), len(other))], "")
+				default: // replaced by another file
+					content = strings.Join(other[:r.IntN(len(other))], "")
+				}
+				tmp := path + ".new"
+				if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(tmp, path); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := b.Render(ctx, session, path); err != nil {
+					t.Fatal(err)
+				}
+				fresh := &Bottler{Home: t.TempDir(), Clock: newFakeClock(), Limits: lim}
+				if res, err := fresh.Render(ctx, session, path); err != nil || res.Mode == ModeTimeline {
+					continue
+				}
+				freshDir, _ := fresh.bottleDir(session)
+				sameBottle(t, dir, freshDir)
+			}
+		})
+	}
+}
+
+// TestCacheWrittenWrong: a cache whose sum holds but whose numbers cannot
+// be (a negative fingerprint length or cursor, more pages synced than it
+// has, or fewer) reads as no cache: the render and the seal reparse and
+// write the bottle a fresh render writes. Before, a negative fingerprint
+// length panicked the render (and one of a terabyte crashed the process,
+// out of memory), a negative count of synced pages panicked the seal, and
+// the cache, never rewritten, did so on every event of the session.
+func TestCacheWrittenWrong(t *testing.T) {
+	var l transcriptLines
+	for i := range 20 {
+		l.user(fmt.Sprintf("prompt %03d", i)).assistant(fmt.Sprintf("a%d", i), fmt.Sprintf("answer %03d", i))
+	}
+	path := writeTranscript(t, l.String())
+	ctx := context.Background()
+	fresh := &Bottler{Home: t.TempDir(), Clock: newFakeClock()}
+	r, err := fresh.Render(ctx, session, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := readBottleAt(t, r.Path)
+	for _, c := range []struct {
+		name  string
+		wrong func(*state)
+	}{
+		{"negative fingerprint length", func(st *state) { st.Cursor.PrefixLen = -1 }},
+		{"fingerprint longer than the head", func(st *state) { st.Cursor.PrefixLen = prefixLen + 1 }},
+		{"negative cursor", func(st *state) { st.Cursor.Offset, st.Cursor.PrefixLen = -1, 0 }},
+		{"negative pages synced", func(st *state) { st.Synced = -1 }},
+		{"more pages synced than there are", func(st *state) { st.Synced = len(st.Pages) + 1 }},
+	} {
+		for _, seal := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, seal %v", c.name, seal), func(t *testing.T) {
+				b := &Bottler{Home: t.TempDir(), Clock: newFakeClock()}
+				if _, err := b.Render(ctx, session, path); err != nil {
+					t.Fatal(err)
+				}
+				lock := filepath.Join(b.Dir(), session+".lock")
+				st := stateAt(t, lock)
+				if st == nil {
+					t.Fatal("the first render left no cache")
+				}
+				c.wrong(st)
+				f, err := os.OpenFile(lock, os.O_RDWR, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = writeState(f, st)
+				f.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer func() {
+					if p := recover(); p != nil {
+						t.Fatalf("panicked: %v", p)
+					}
+				}()
+				if seal {
+					_, err = b.Seal(ctx, session, path, 0)
+				} else {
+					_, err = b.Render(ctx, session, path)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := readBottleAt(t, filepath.Join(filepath.Dir(lock), session+bottleSuffix, IndexName)); got != want {
+					t.Errorf("the bottle differs from a fresh render:\n%s\n--- fresh\n%s", got, want)
+				}
+			})
+		}
+	}
 }
 
 // TestFailedRenderKeepsBottle: a render that fails midway leaves the

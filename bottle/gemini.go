@@ -2,6 +2,7 @@ package bottle
 
 import (
 	"bufio"
+	"bytes"
 	"hash/fnv"
 	"os"
 	"path/filepath"
@@ -499,8 +500,12 @@ func geminiHead(path string) (sessionID string, talk bool) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, maxGeminiHead)
-	for sc.Scan() {
-		l, ok := readGeminiLine(sc.Bytes())
+	for first := true; sc.Scan(); first = false {
+		line := sc.Bytes()
+		if first {
+			line = bytes.TrimPrefix(line, byteOrderMark)
+		}
+		l, ok := readGeminiLine(line)
 		switch {
 		case !ok:
 		case l.id != "" && (l.typ == "user" || l.typ == "gemini"):

@@ -397,6 +397,8 @@ func TestResolveTranscript(t *testing.T) {
 		{"another session with the same short id is not it", map[string]string{strayName: stray, origName: other}, strayName, strayName},
 		{"another stray is not it", map[string]string{strayName: stray, "session-2026-11-30T01-20-f7cf3951.jsonl": stray}, strayName, strayName},
 		{"not a session file name", map[string]string{strayName: stray, "copy-f7cf3951.jsonl": original}, strayName, strayName},
+		{"stray with a byte order mark to the original", map[string]string{strayName: "\uFEFF" + stray, origName: original}, strayName, origName},
+		{"stray to the original with a byte order mark", map[string]string{strayName: stray, origName: "\uFEFF" + original}, strayName, origName},
 		{"a Claude transcript stays", map[string]string{"t.jsonl": cl("user", "", `"hi"`) + "\n"}, "t.jsonl", "t.jsonl"},
 		{"an empty file stays", map[string]string{"session-x.jsonl": ""}, "session-x.jsonl", "session-x.jsonl"},
 		{"a missing file stays", map[string]string{}, strayName, strayName},
@@ -472,6 +474,7 @@ func FuzzGeminiReader(f *testing.F) {
 	}
 	f.Add(gm("gemini", "g1", `"toolCalls":[{"id":"c1","name":"run_shell_command","args":{"command":"ls"},"status":"success"}],`, `"x"`) + "\n")
 	f.Add(gm("user", "u1", "", `"a"`) + "\n" + gset(gm("user", "s", "", gSnap), gm("gemini", "k", "", `"ack"`), gm("user", "n", "", `"a"`)) + "\n" + `{"$rewindTo":"u1"}` + "\n")
+	f.Add("\uFEFF" + gHeader + "\r\n" + gm("user", "u1", "", `[{"text":"a"}]`) + "\r\n")
 	f.Add(gm("user", "u1", `"displayContent":"<hook_context>x",`, `[{"text":"<private>p</private><session_context>`+"\n"+`"}]`) + "\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		data := []byte(s)

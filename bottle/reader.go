@@ -139,7 +139,7 @@ func ResolveTranscript(path string) string {
 	if !complete && err == nil {
 		return path // a first line longer than maxHead
 	}
-	if r := readerOf(DetectFormat(bytes.TrimSpace(line))); r.resolve != nil {
+	if r := readerOf(DetectFormat(bytes.TrimSpace(bytes.TrimPrefix(line, byteOrderMark)))); r.resolve != nil {
 		return r.resolve(path)
 	}
 	return path
@@ -249,10 +249,21 @@ func (t *Transcript) read(ctx context.Context, r io.ReaderAt, pos, limit int64, 
 	}
 }
 
+// byteOrderMark is UTF-8's byte order mark. An editor or a tool on Windows
+// may start a file with it; JSON does not allow it, so unless it is dropped
+// the first line does not parse: a Claude Code transcript loses its first
+// prompt, and a Gemini CLI recording its header and with it its format
+// (read as Claude Code's).
+var byteOrderMark = []byte("\uFEFF")
+
 // ParseLine parses one transcript line that starts at byte offset pos into t.
 // It never fails: a line that is not JSON counts as skipped, and an entry it
-// does not recognise is ignored.
+// does not recognise is ignored. The line at offset 0 may start with a byte
+// order mark, which is not part of it.
 func (t *Transcript) ParseLine(pos int64, line []byte) {
+	if pos == 0 {
+		line = bytes.TrimPrefix(line, byteOrderMark)
+	}
 	line = keepableLine(bytes.TrimSpace(line))
 	if len(line) == 0 {
 		return

@@ -266,6 +266,11 @@ func TestFormatFromFirstParsedLine(t *testing.T) {
 		{"torn object then codex", `{"timestamp":"x","type":` + "\n\n" + codex + "\n", FormatCodex, "user:hello", 1},
 		{"array then claude", "[]\n" + cl("user", "", `"hi"`) + "\n", FormatClaudeCode, "user:hi", 1},
 		{"nothing parses", "junk\nmore junk\n", "", "", 2},
+		// A file that starts with a byte order mark: its first line is read.
+		{"byte order mark then codex", "\uFEFF" + codex + "\n", FormatCodex, "user:hello", 0},
+		{"byte order mark then claude", "\uFEFF" + cl("user", "", `"hi"`) + "\n", FormatClaudeCode, "user:hi", 0},
+		{"byte order mark then a gemini header", "\uFEFF" + gHeader + "\n" + gm("user", "u1", "", `[{"text":"hello"}]`) + "\n", FormatGemini, "user:hello", 0},
+		{"byte order mark not at the start", cl("user", "", `"hi"`) + "\n\uFEFF" + cl("user", "", `"there"`) + "\n", FormatClaudeCode, "user:hi", 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -621,12 +626,14 @@ func fuzzReader(t *testing.T, format Format, data []byte) {
 func FuzzClaudeReader(f *testing.F) {
 	addLines(f, "testdata/claude-2.1.328.jsonl")
 	addLines(f, "testdata/claude-synthetic.jsonl")
+	f.Add("\uFEFF" + cl("user", "", `"hi"`) + "\r\n" + cl("user", "", `"there"`) + "\r\n")
 	f.Fuzz(func(t *testing.T, s string) { fuzzReader(t, FormatClaudeCode, []byte(s)) })
 }
 
 func FuzzCodexReader(f *testing.F) {
 	addLines(f, "testdata/codex-0.169.0.jsonl")
 	addLines(f, "testdata/codex-synthetic.jsonl")
+	f.Add("\uFEFF" + `{"timestamp":"2026-11-30T01:20:18.896Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}}` + "\r\n")
 	f.Fuzz(func(t *testing.T, s string) { fuzzReader(t, FormatCodex, []byte(s)) })
 }
 

@@ -165,6 +165,7 @@ func encodeState(buf []byte, st *state) ([]byte, error) {
 	w.int(st.Cursor.Offset)
 	w.int(int64(st.Cursor.PrefixLen))
 	w.str(st.Cursor.PrefixSum)
+	w.str(st.Cursor.TailSum)
 	w.int(int64(st.Limits.MaxLines))
 	w.int(int64(st.Limits.MaxLineChars))
 	w.int(int64(st.Limits.MaxBytes))
@@ -281,7 +282,7 @@ func (w *stateWriter) page(p *pageMeta) error {
 func decodeState(data []byte) (*state, error) {
 	r := &stateReader{b: data}
 	st := &state{Version: r.n()}
-	st.Cursor = Cursor{Transcript: r.str(), Offset: r.int(), PrefixLen: r.n(), PrefixSum: r.str()}
+	st.Cursor = Cursor{Transcript: r.str(), Offset: r.int(), PrefixLen: r.n(), PrefixSum: r.str(), TailSum: r.str()}
 	st.Limits = ReadLimits{MaxLines: r.n(), MaxLineChars: r.n(), MaxBytes: r.n()}
 	r.transcript(&st.Transcript)
 	if r.bool() {

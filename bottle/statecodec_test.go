@@ -149,7 +149,7 @@ func TestReadStateAfterWriteState(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	st := state{Version: stateVersion, Cursor: Cursor{Transcript: "/t.jsonl", Offset: 42}, Pages: []pageMeta{{Lines: 3}, {Lines: 4}}, Frozen: 1, Past: &past{}}
+	st := state{Version: stateVersion, Cursor: Cursor{Transcript: "/t.jsonl", Offset: 42, PrefixLen: 42}, Pages: []pageMeta{{Lines: 3}, {Lines: 4}}, Frozen: 1, Past: &past{}}
 	if err := writeState(f, &st); err != nil {
 		t.Fatal(err)
 	}

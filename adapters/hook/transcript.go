@@ -10,17 +10,19 @@ import (
 
 // lastMessageReaders read a transcript's last model message, per transcript
 // format: a harness whose payload garbles it (Transcript.
-// LastMessageFromTranscript) names one of these formats. Each reads at most
-// the last tail bytes of a regular file and reports false when it finds no
-// message there.
+// LastMessageFromTranscript) names one of these formats. Each reads the
+// lines among the last tail bytes of a regular file (and the byte before
+// them, to tell whether the first is whole) and reports false when it finds
+// no message there.
 var lastMessageReaders = map[string]func(path string, tail int64) (string, bool){
 	"gemini": geminiLastMessage,
 }
 
 // tailLines returns the complete JSON lines among the last tail bytes of
 // the regular file at path: the first line is dropped when the read starts
-// mid-file, and a last line without its newline is kept only when it is
-// whole JSON (the writer may be mid-line).
+// in the middle of a line (the byte before it, read too, is no newline),
+// and a last line without its newline is kept only when it is whole JSON
+// (the writer may be mid-line).
 func tailLines(path string, tail int64) [][]byte {
 	// Only a regular file is opened: opening a FIFO would block.
 	f, err := bottle.OpenRegular(path)
@@ -32,7 +34,9 @@ func tailLines(path string, tail int64) [][]byte {
 	if err != nil {
 		return nil
 	}
-	start := max(fi.Size()-tail, 0)
+	// One byte before the tail is read too: a newline there says the
+	// tail's first line is whole.
+	start := max(fi.Size()-tail-1, 0)
 	buf := make([]byte, fi.Size()-start)
 	n, err := f.ReadAt(buf, start)
 	if err != nil && err != io.EOF {

@@ -51,6 +51,19 @@ func TestGeminiLastMessage(t *testing.T) {
 	}
 	set := `{"$set":{"messages":[{"id":"a","type":"user","content":[{"text":"summary"}]},{"id":"b","type":"gemini","content":"Got it. Thanks for the additional context!"}]}}`
 	filler := strings.Repeat(rec("info", strings.Repeat("x", 1000))+"\n", 1100) // past the table's 1 MiB tail
+	// aligned is a reply record padded (with thoughts, which are not its
+	// text) to the table's 1 MiB tail exactly, its newline included: the
+	// tail read starts at its first byte.
+	aligned := func() string {
+		line := func(pad string) string {
+			b, _ := json.Marshal(map[string]any{"id": "x", "timestamp": "2026-11-30T01:00:00.000Z", "type": "gemini", "content": "aligned reply", "thoughts": pad})
+			return string(b) + "\n"
+		}
+		return line(strings.Repeat("t", 1<<20-len(line(""))))
+	}()
+	if len(aligned) != int(h.Transcript.TailBytes) {
+		t.Fatalf("the aligned record is %d bytes, the tail %d", len(aligned), h.Transcript.TailBytes)
+	}
 	cases := []struct {
 		name, transcript, response, want string
 		dir                              bool
@@ -69,6 +82,10 @@ func TestGeminiLastMessage(t *testing.T) {
 			"the text text", "the text", false},
 		{"the message lies before the tail read", rec("gemini", "early reply") + "\n" + filler,
 			"early reply reply", "early reply reply", false},
+		{"the message starts where the tail read does", rec("user", "hi") + "\n" + aligned,
+			"aligned reply reply", "aligned reply", false},
+		{"the message starts one byte before the tail read", rec("user", "hi") + "\n" + " " + aligned,
+			"aligned reply reply", "aligned reply reply", false},
 		{"no transcript file", "", "payload reply", "payload reply", false},
 		{"a directory, not a file", "", "payload reply", "payload reply", true},
 	}
