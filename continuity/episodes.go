@@ -202,7 +202,7 @@ func (e *Episodes) start(ctx context.Context, ev HookEvent) (HookOutcome, error)
 			briefing = ""
 		}
 		out.Context = inject.Startup(inject.StartupInput{RunID: run, Agent: e.Agent, Briefing: briefing,
-			Handover: e.handover(ctx, ev.Cwd, r.Handover, head), Budget: total})
+			Handover: e.handover(ctx, ev.Cwd, r.Handover, briefedAt(r.Briefing), head), Budget: total})
 	case r.Marker != nil && fileExists(r.Marker.Path):
 		m := *r.Marker
 		m.Plan, _ = bottle.PlanReads(m.Path) // stores keep no plan: read it where the bottle is
@@ -221,7 +221,7 @@ func (e *Episodes) start(ctx context.Context, ev HookEvent) (HookOutcome, error)
 		out.Context = inject.Fallback(in)
 	default: // startup
 		out.Context = inject.Startup(inject.StartupInput{RunID: run, Agent: e.Agent, Briefing: briefing,
-			Handover: e.handover(ctx, ev.Cwd, r.Handover, head), Budget: total})
+			Handover: e.handover(ctx, ev.Cwd, r.Handover, briefedAt(r.Briefing), head), Budget: total})
 	}
 	return out, err
 }
@@ -249,18 +249,26 @@ func (e *Episodes) Briefing(ctx context.Context, cwd, project string) (string, e
 	if len(rs) > 0 {
 		h = &rs[0]
 	}
-	handover := e.handover(ctx, cwd, h, func() (workdir.Head, error) { return workdir.Git(ctx, cwd) })
+	handover := e.handover(ctx, cwd, h, b.GeneratedAt, func() (workdir.Head, error) { return workdir.Git(ctx, cwd) })
 	return inject.Briefing(b.Text, handover), nil
 }
 
 // handover renders the newest handover with its freshness and its
 // divergence against the HEAD of the working directory cwd, which head
-// reads, or "" when there is none.
-func (e *Episodes) handover(ctx context.Context, cwd string, h *Record, head func() (workdir.Head, error)) string {
+// reads, or "" when there is none. The record was stamped by the server's
+// clock, which need not agree with this host's (a team server, an NTP
+// step): its age is read at the later of e.now() and served, the server's
+// instant of the answer that carried it (zero when unknown), so a hook
+// whose clock lags never reads a handover just written as in the future.
+func (e *Episodes) handover(ctx context.Context, cwd string, h *Record, served time.Time, head func() (workdir.Head, error)) string {
 	if h == nil {
 		return ""
 	}
-	a := freshness.Assessment{Freshness: e.Freshness.Of(h.CreatedAt, e.now())}
+	now := e.now()
+	if served.After(now) {
+		now = served
+	}
+	a := freshness.Assessment{Freshness: e.Freshness.Of(h.CreatedAt, now)}
 	if cwd != "" {
 		a.Divergence = divergence(ctx, cwd, h, head)
 	}
@@ -270,6 +278,15 @@ func (e *Episodes) handover(ctx context.Context, cwd string, h *Record, head fun
 		Label:   a.Freshness.Label.String() + ": " + a.Freshness.Reason + "; git: " + a.Divergence.String(),
 		History: a.History(),
 	}), "\n")
+}
+
+// briefedAt is the server's instant of a SessionStart's briefing, or the
+// zero time when it carried none.
+func briefedAt(b *Briefing) time.Time {
+	if b == nil {
+		return time.Time{}
+	}
+	return b.GeneratedAt
 }
 
 // divergence reads the record's git position against dir's HEAD, as head

@@ -233,11 +233,14 @@ func (w *Worker) Tick(ctx context.Context) (WorkerResult, error) {
 // retainEvery), every tenant's ledger lines and prompts past their
 // retention, discovered across tenants a page at a time, and the archived
 // bottles under home. A retention that failed stays due: the next pass
-// runs it again (its prunes are idempotent).
+// runs it again (its prunes are idempotent). So does one whose clock reads
+// before the last run's stamp: the wall clock stepped back, and waiting for
+// it to catch up with a stamp taken while it ran ahead would stop
+// retention for as long as the step.
 func (w *Worker) retain(ctx context.Context, now time.Time) (res WorkerResult, err error) {
 	w.mu.Lock()
 	prev := w.retainedAt
-	due := prev.IsZero() || !now.Before(prev.Add(w.retainEvery))
+	due := prev.IsZero() || now.Before(prev) || !now.Before(prev.Add(w.retainEvery))
 	if due {
 		w.retainedAt = now
 	}

@@ -152,6 +152,47 @@ func testOutage(t *testing.T, h Harness) {
 	}
 }
 
+// testHandoverSkew: the hook's clock and the clock that stamped the
+// handover (a team server's, or the same host's before an NTP step)
+// disagree. A handover written a moment ago is current whichever clock is
+// ahead: the hook ages it no younger than the server that answered the
+// SessionStart reads it, so a hook a microsecond or minutes behind does not
+// see it "in the future", invalid, its next action withheld as history.
+func scenarioHandoverSkew(t *testing.T, h ScenarioHarness) {
+	for _, tc := range []struct {
+		name string
+		skew time.Duration // the hook's clock minus the server's
+	}{
+		{"same clock", 0},
+		{"hook one microsecond behind", -time.Microsecond},
+		{"hook one second behind", -time.Second},
+		{"hook five minutes behind", -5 * time.Minute},
+		{"hook one microsecond ahead", time.Microsecond},
+		{"hook five minutes ahead", 5 * time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newScene(t, h)
+			e := continuity.NewEpisodes(s.a, agent, "")
+			e.Now = func() time.Time { return s.clock.Now().Add(tc.skew) }
+			handle(t, e, continuity.HookEvent{Kind: continuity.HookStart, Source: continuity.SourceStartup, SessionID: "s1"})
+			if _, err := s.a.SessionEnd(s.ctx, continuity.EndParams{
+				EventParams: continuity.EventParams{Provider: "claude-code", ProviderEvent: "SessionEnd", Agent: agent, SessionID: "s1"},
+				Episode:     continuity.Episode{Objective: "Port the sweep.", State: "Half done.", NextAction: "Port the closer next."},
+			}); err != nil {
+				t.Fatal(err)
+			}
+			// The next session starts at once, as after /exit and a new
+			// terminal, or a /clear.
+			next := handle(t, e, continuity.HookEvent{Kind: continuity.HookStart, Source: continuity.SourceStartup, SessionID: "s2"})
+			for _, want := range []string{"## Last handover (fresh", "Next action: Port the closer next."} {
+				if !strings.Contains(next.Context, want) {
+					t.Errorf("the startup right after the handover lacks %q:\n%s", want, next.Context)
+				}
+			}
+		})
+	}
+}
+
 func gitEpisode(t *testing.T, dir string) continuity.Episode {
 	t.Helper()
 	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()

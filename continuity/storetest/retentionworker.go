@@ -123,6 +123,42 @@ func testWorkerRetention(t *testing.T, h Harness) {
 	}
 }
 
+// testWorkerRetentionClockStep: the wall clock steps forward (a host booted
+// with a wrong date, an NTP step) while a pass runs retention, then back.
+// The pass's stamp then lies in the future; the worker's schedule must not
+// wait for the clock to catch up with it (a year's step would stop
+// retention for a year): a pass whose clock reads before the last run's
+// stamp runs retention.
+func testWorkerRetentionClockStep(t *testing.T, h Harness) {
+	r := continuity.Retention{Ledger: 3 * time.Hour, Prompts: 5 * time.Hour}
+	for _, tc := range []struct {
+		name string
+		step time.Duration
+	}{
+		{"a microsecond", time.Microsecond},
+		{"half the schedule", 30 * time.Minute},
+		{"a day", 24 * time.Hour},
+		{"a year", 365 * 24 * time.Hour},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, h, continuity.WithRetention(r))
+			w := continuity.NewWorker(f.svc, continuity.WithRetentionEvery(time.Hour))
+			base := f.clock.Now()
+			f.clock.Set(base.Add(tc.step))
+			if _, err := w.Tick(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			f.clock.Set(base) // stepped back
+			aged(t, f, tenantA, base, r.Ledger+time.Microsecond, -1)
+			res, err := w.Tick(t.Context())
+			if err != nil || res.Pruned != 1 || len(ledgerOf(t, f, tenantA)) != 0 {
+				t.Errorf("the pass after the clock stepped back %v: %+v, %v, %d lines left; want the line past its retention pruned",
+					tc.step, res, err, len(ledgerOf(t, f, tenantA)))
+			}
+		})
+	}
+}
+
 // failingDiscovery is a store whose RetentionDue fails while fail is set.
 type failingDiscovery struct {
 	continuity.Store

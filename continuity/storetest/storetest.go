@@ -66,6 +66,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("SessionLedger", func(t *testing.T) { testSessionLedger(t, h) })
 	t.Run("Worker", func(t *testing.T) { testWorker(t, h) })
 	t.Run("WorkerRetention", func(t *testing.T) { testWorkerRetention(t, h) })
+	t.Run("WorkerRetentionAfterClockStep", func(t *testing.T) { testWorkerRetentionClockStep(t, h) })
 }
 
 // Clock is a settable test clock, safe for concurrent use.
