@@ -167,6 +167,7 @@ func testReplicaStops(t *testing.T, h Harness) {
 			t.Errorf("attempt %s: finished %d times (armed %d), reported completed by %d Stops; want once, once, at most once", id, n, armed[id], completed[id])
 		}
 	}
+	t.Logf("%d attempts armed, %d finished, %d reported completed by a Stop", len(armed), len(finished), len(completed))
 	for id := range completed {
 		if finished[id] != 1 {
 			t.Errorf("attempt %s reported completed, finished %d times", id, finished[id])
@@ -253,12 +254,13 @@ func testReplicaBottle(t *testing.T, h Harness) {
 	})
 }
 
-// testReplicaMemory: 32 resolves, unresolves, archives and revises of one
-// open commitment, each attributed to the one live run, across two
-// replicas. Each call that succeeded left its events, and no other call
-// did; replaying the memory's events in id order through memrule's rules
-// accepts every one and ends at the status the memory has; and at most one
-// revise succeeded, its successor the memory's SupersededBy.
+// testReplicaMemory: two rounds of 32 calls on one open commitment, each
+// attributed to the one live run, across two replicas: resolves and
+// unresolves, then the same with revises and archives mixed in. Each call
+// that succeeded left its event, and no other call did; replaying the
+// memory's events in id order through memrule's rules accepts every one
+// and ends at the status the memory has; and at most one revise
+// succeeded, its successor the memory's SupersededBy.
 func testReplicaMemory(t *testing.T, h Harness) {
 	ctx := context.Background()
 	f := newFixture(t, h)
@@ -267,39 +269,45 @@ func testReplicaMemory(t *testing.T, h Harness) {
 	m := mustRemember(t, f, tenantA, remember(continuity.KindCommitment, "ship", "ship the parser", "baton", run.String()))
 	id := m.Memory.ID.String()
 	tp := continuity.TransitionParams{SessionRunID: run.String(), Actor: continuity.ActorUserAPI}
-	results := make([]continuity.WriteResult, replicaCallers)
-	errs := make([]error, replicaCallers)
-	race(replicaCallers, func(i int) {
-		svc := svcs[i%2]
-		switch i % 8 {
-		case 0, 3, 5:
-			results[i], errs[i] = svc.Resolve(ctx, tenantA, id, tp)
-		case 1, 4, 6:
-			results[i], errs[i] = svc.Unresolve(ctx, tenantA, id, tp)
-		case 2:
-			results[i], errs[i] = svc.Revise(ctx, tenantA, id, continuity.ReviseParams{Content: "ship the parser, " + strconv.Itoa(i), SessionRunID: run.String(), Actor: continuity.ActorUserAPI})
-		default:
-			results[i], errs[i] = svc.Archive(ctx, tenantA, id, tp)
-		}
-	})
 	succeeded := map[uuid.UUID]bool{m.EventID: true}
 	var successor uuid.UUID
-	for i, err := range errs {
-		switch continuity.ErrorCode(err) {
-		case "":
-			if results[i].SessionRunID != run {
-				t.Errorf("caller %d: attributed to %s, want the live run %s", i, results[i].SessionRunID, run)
+	// Round 0 resolves and unresolves alone, so that many succeed; round
+	// 1 mixes in revises and archives, which end the memory's changes.
+	for round := range 2 {
+		results := make([]continuity.WriteResult, replicaCallers)
+		errs := make([]error, replicaCallers)
+		revise := func(i int) bool { return round == 1 && i%8 == 2 }
+		race(replicaCallers, func(i int) {
+			svc := svcs[i%2]
+			switch {
+			case revise(i):
+				results[i], errs[i] = svc.Revise(ctx, tenantA, id, continuity.ReviseParams{Content: "ship the parser, " + strconv.Itoa(i), SessionRunID: run.String(), Actor: continuity.ActorUserAPI})
+			case round == 1 && i%8 == 7:
+				results[i], errs[i] = svc.Archive(ctx, tenantA, id, tp)
+			case i%2 == 0:
+				results[i], errs[i] = svc.Resolve(ctx, tenantA, id, tp)
+			default:
+				results[i], errs[i] = svc.Unresolve(ctx, tenantA, id, tp)
 			}
-			succeeded[results[i].EventID] = true
-			if i%8 == 2 {
-				if successor != uuid.Nil {
-					t.Errorf("two revises of one memory succeeded: %s and %s", successor, results[i].Memory.ID)
+		})
+		for i, err := range errs {
+			switch continuity.ErrorCode(err) {
+			case "":
+				if results[i].SessionRunID != run {
+					t.Errorf("round %d, caller %d: attributed to %s, want the live run %s", round, i, results[i].SessionRunID, run)
 				}
-				successor = results[i].Memory.ID
+				if revise(i) {
+					if successor != uuid.Nil {
+						t.Errorf("two revises of one memory succeeded: %s and %s", successor, results[i].Memory.ID)
+					}
+					successor = results[i].Memory.ID
+					continue // its event is the successor's create
+				}
+				succeeded[results[i].EventID] = true
+			case continuity.CodeConflict:
+			default:
+				t.Fatalf("round %d, caller %d: %v, want success or conflict", round, i, err)
 			}
-		case continuity.CodeConflict:
-		default:
-			t.Fatalf("caller %d: %v, want success or conflict", i, err)
 		}
 	}
 	page, err := f.svc.RunEvents(ctx, tenantA, run.String(), "", 0)
@@ -327,9 +335,9 @@ func testReplicaMemory(t *testing.T, h Harness) {
 			status = next
 		}
 	}
-	for i, err := range errs {
-		if err == nil && results[i].Memory.ID == m.Memory.ID && !seen[results[i].EventID] {
-			t.Errorf("caller %d succeeded, its event %s is not the memory's", i, results[i].EventID)
+	for id := range succeeded {
+		if !seen[id] {
+			t.Errorf("event %s of a call that succeeded is not the memory's", id)
 		}
 	}
 	for id := range seen {
@@ -337,6 +345,7 @@ func testReplicaMemory(t *testing.T, h Harness) {
 			t.Errorf("event %s belongs to no call that succeeded", id)
 		}
 	}
+	t.Logf("%d calls succeeded, the memory's events replay to %s", len(succeeded)-1, status)
 	got, err := f.svc.Memory(ctx, tenantA, id)
 	if err != nil {
 		t.Fatal(err)
@@ -346,15 +355,16 @@ func testReplicaMemory(t *testing.T, h Harness) {
 	}
 }
 
-// ofSuccessor reports whether event id is one a revise that made
-// successor wrote for the predecessor (its supersede, its archive).
+// ofSuccessor reports whether event id is the supersede a revise that
+// made successor wrote for its predecessor (a commitment revised into a
+// commitment is carried, so no archive follows it).
 func ofSuccessor(items []provenance.Item, id, successor uuid.UUID) bool {
 	if successor == uuid.Nil {
 		return false
 	}
 	for _, it := range items {
 		if it.ID == id {
-			return it.EventKind == string(memrule.Supersede) || it.EventKind == string(memrule.Archive)
+			return it.EventKind == string(memrule.Supersede)
 		}
 	}
 	return false
@@ -410,6 +420,7 @@ func testReplicaEndResume(t *testing.T, h Harness) {
 		handovers[ends[i].Handover.ID] = true
 	}
 	v := view(t, f, tenantA, "s1")
+	t.Logf("%d SessionEnds closed an activation, the newest at epoch %d", closed, lastClosed)
 	if v.ActivationEpoch != 1+replicaCallers/2 {
 		t.Errorf("epoch %d after %d resumes of epoch 1", v.ActivationEpoch, replicaCallers/2)
 	}
@@ -474,6 +485,7 @@ func testReplicaWriteClose(t *testing.T, h Harness) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("%d of %d writes attributed", len(want), replicaCallers/2)
 	got := map[uuid.UUID]bool{}
 	for _, it := range page.Items {
 		got[it.ID] = true
