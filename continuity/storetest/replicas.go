@@ -82,6 +82,7 @@ func testReplicaRaces(t *testing.T, h Harness) {
 		{"MemoryTransitionsSerialize", testReplicaMemory},
 		{"SessionEndRacesResume", testReplicaEndResume},
 		{"AttributedWriteRacesClose", testReplicaWriteClose},
+		{"BriefingReadsOneSnapshot", testBriefingReadsOneSnapshot},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -497,5 +498,99 @@ func testReplicaWriteClose(t *testing.T, h Harness) {
 		if !got[id] {
 			t.Errorf("event %s was answered attributed; the run's events lack it", id)
 		}
+	}
+}
+
+// pausingReads wraps a store so that a test can stop a read transaction
+// after its first Memories query: pause runs there, once.
+type pausingReads struct {
+	continuity.Store
+	pause func()
+}
+
+func (p *pausingReads) Read(ctx context.Context, tenant string, fn func(ctx context.Context, tx continuity.Tx) error) error {
+	return p.Store.Read(ctx, tenant, func(ctx context.Context, tx continuity.Tx) error {
+		return fn(ctx, &pausingMemories{Tx: tx, pause: p.pause})
+	})
+}
+
+type pausingMemories struct {
+	continuity.Tx
+	pause  func()
+	paused bool
+}
+
+func (t *pausingMemories) Memories(ctx context.Context, q continuity.MemoryQuery) ([]continuity.Memory, error) {
+	ms, err := t.Tx.Memories(ctx, q)
+	if !t.paused {
+		t.paused = true
+		t.pause()
+	}
+	return ms, err
+}
+
+// testBriefingReadsOneSnapshot: a briefing reads its sections in one read
+// transaction, one query each, and a replica's write commits between two
+// of them. The briefing shows the rows as of one instant: never a
+// commitment a revise demoted (read by the commitments section) beside
+// its successor (read by the decisions section), never an atom twice. On
+// Postgres a read transaction under Read Committed took a snapshot per
+// statement and showed both.
+func testBriefingReadsOneSnapshot(t *testing.T, h Harness) {
+	ctx := context.Background()
+	writes := []struct {
+		name  string
+		write func(svc *continuity.Service, id string) (uuid.UUID, error)
+	}{
+		{"ReviseDemotesACommitment", func(svc *continuity.Service, id string) (uuid.UUID, error) {
+			w, err := svc.Revise(ctx, tenantA, id, continuity.ReviseParams{Kind: continuity.KindDecision, Content: "decided instead", Actor: continuity.ActorUserAPI})
+			return w.Memory.ID, err
+		}},
+		{"ReviseCarriesACommitment", func(svc *continuity.Service, id string) (uuid.UUID, error) {
+			w, err := svc.Revise(ctx, tenantA, id, continuity.ReviseParams{Content: "ship it on Friday", Actor: continuity.ActorUserAPI})
+			return w.Memory.ID, err
+		}},
+	}
+	for _, w := range writes {
+		t.Run(w.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, h)
+			svcs := replicas(t, h, f)
+			m := mustRemember(t, f, tenantA, remember(continuity.KindCommitment, "ship", "ship the parser", "baton", ""))
+			var successor uuid.UUID
+			var writeErr error
+			written := make(chan struct{})
+			ps := &pausingReads{Store: f.store, pause: func() {
+				go func() {
+					defer close(written)
+					successor, writeErr = w.write(svcs[1], m.Memory.ID.String())
+				}()
+				// The write commits meanwhile where reads do not hold
+				// writers back; a store with one connection holds it
+				// until the read ends.
+				select {
+				case <-written:
+				case <-time.After(500 * time.Millisecond):
+				}
+			}}
+			b, err := continuity.New(ps, continuity.WithClock(f.clock.Now)).Briefing(ctx, tenantA, continuity.BriefingParams{Project: "baton"})
+			<-written
+			if err != nil || writeErr != nil {
+				t.Fatalf("briefing: %v; write: %v", err, writeErr)
+			}
+			seen := map[uuid.UUID]int{}
+			for _, it := range b.Items {
+				seen[it.ID]++
+				if seen[it.ID] > 1 {
+					t.Errorf("the briefing shows %s twice", it.ID)
+				}
+			}
+			if seen[m.Memory.ID] > 0 && seen[successor] > 0 {
+				t.Errorf("the briefing shows the revised commitment beside its successor: %+v", b.Items)
+			}
+			if seen[m.Memory.ID]+seen[successor] != 1 {
+				t.Errorf("the briefing shows the atom %d times, before or after the revise: %+v", seen[m.Memory.ID]+seen[successor], b.Items)
+			}
+		})
 	}
 }
