@@ -142,8 +142,9 @@ func (s *Service) Export(ctx context.Context, tenant string, w io.Writer) (Expor
 //
 // Errors: invalid for a bad tenant, a header that is not this format's
 // version, or any bad line, naming it ("line N", "line N: row.FIELD");
-// conflict when tenant already owns rows, or when a row's id exists
-// (another tenant's); internal when r cannot be read.
+// conflict when tenant already owns rows, or came to own rows the import
+// did not write while it ran, or when a row's id exists (another
+// tenant's); internal when r cannot be read.
 func (s *Service) Restore(ctx context.Context, tenant string, r io.Reader) (ExportResult, error) {
 	res := ExportResult{Rows: map[string]int{}}
 	tenant, err := normalTenant(tenant)
@@ -201,8 +202,11 @@ func (s *Service) Restore(ctx context.Context, tenant string, r io.Reader) (Expo
 		at := 0 // the index in exportTables of the table being read
 		for {
 			b, ok, err := next()
-			if err != nil || !ok {
+			if err != nil {
 				return err
+			}
+			if !ok {
+				return onlyImported(ctx, tx, res.Rows)
 			}
 			var l ExportLine
 			if err := strictJSON(b, &l); err != nil {
@@ -234,6 +238,28 @@ func (s *Service) Restore(ctx context.Context, tenant string, r io.Reader) (Expo
 		return ExportResult{Rows: map[string]int{}}, err
 	}
 	return res, nil
+}
+
+// onlyImported refuses, at the end of an import, a tenant that owns rows
+// the import did not write. The check at the start holds on SQLite, whose
+// writers take turns, but not under Postgres's Read Committed: a write of
+// the tenant that takes no lock the import holds (another project's, a
+// bottle marker's arm) commits meanwhile, and the import would commit
+// beside it into a tenant that did not own nothing, or upsert an exported
+// marker over the one the write armed. Every write leaves a row of its own
+// (a memory, a session, a ledger line), so a count of each table against
+// the rows imported finds any that committed before this read; only one
+// committing in the instant between it and the commit goes unseen.
+func onlyImported(ctx context.Context, tx Tx, imported map[string]int) error {
+	for _, t := range exportTables {
+		if n, err := t.count(ctx, tx, imported[t.name()]+1); err != nil || n != imported[t.name()] {
+			if err == nil {
+				err = Errorf(CodeConflict, "the tenant's rows (%s) changed while the import ran: import only into a tenant with none (erase it first)", t.name())
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // checkHeader refuses a first line that is not this format's header.
@@ -413,6 +439,8 @@ type exportTable interface {
 	dump(ctx context.Context, st Store, tenant string, emit func(row any) error) error
 	// any reports whether the tenant owns a row of the table.
 	any(ctx context.Context, tx Tx) (bool, error)
+	// count counts the tenant's rows of the table, reading at most limit.
+	count(ctx context.Context, tx Tx, limit int) (int, error)
 	// load decodes and checks one row; it returns the row's write, or the
 	// fields that failed (named "row.member").
 	load(raw json.RawMessage, notUTF8 bool) (func(ctx context.Context, tx Tx) error, map[string]string)
@@ -458,6 +486,20 @@ func (t table[T, K]) any(ctx context.Context, tx Tx) (bool, error) {
 	var start K
 	rows, err := t.page(tx, ctx, start, 1)
 	return len(rows) > 0, err
+}
+
+func (t table[T, K]) count(ctx context.Context, tx Tx, limit int) (int, error) {
+	var after K
+	n := 0
+	for n < limit {
+		rows, err := t.page(tx, ctx, after, min(ExportPageSize, limit-n))
+		if err != nil || len(rows) == 0 {
+			return n, err
+		}
+		n += len(rows)
+		after = t.key(&rows[len(rows)-1])
+	}
+	return n, nil
 }
 
 func (t table[T, K]) load(raw json.RawMessage, notUTF8 bool) (func(ctx context.Context, tx Tx) error, map[string]string) {

@@ -25,7 +25,9 @@ type Store interface {
 	// any other as internal wrapping it (errors.Is still finds it).
 	Write(ctx context.Context, tenant string, fn func(ctx context.Context, tx Tx) error) error
 	// Read runs fn in one read-only transaction confined to tenant: a write
-	// method called inside it fails as internal and changes nothing. A
+	// method called inside it fails as internal and changes nothing, and
+	// every statement reads the same snapshot (on Postgres, Repeatable
+	// Read), so a write committed while it runs is seen by none or all. A
 	// tenant ValidateTenant refuses is invalid, as for Write.
 	Read(ctx context.Context, tenant string, fn func(ctx context.Context, tx Tx) error) error
 	// Close releases the store's connections; Write and Read then fail as

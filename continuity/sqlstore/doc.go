@@ -34,9 +34,11 @@
 // Concurrency: SQLite runs in WAL mode with a busy timeout and takes every
 // write in an immediate transaction, so several hook processes can write one
 // file; a transaction that still meets a busy database, a serialization
-// failure or a deadlock is retried whole. Postgres locks the rows a write
-// transaction reads (FOR UPDATE) and serializes per-project decisions and
-// per-conversation prompt numbering with pg_advisory_xact_lock.
+// failure or a deadlock is retried whole. Postgres writes run under Read
+// Committed: they lock the rows they read (FOR UPDATE) and serialize
+// per-project decisions and per-conversation prompt numbering with
+// pg_advisory_xact_lock. Its reads run read-only under Repeatable Read, one
+// snapshot for all their statements, as SQLite's read transactions are.
 //
 // Files:
 //

@@ -288,7 +288,13 @@ func (s *Store) inTx(ctx context.Context, db *bun.DB, readOnly bool, tenant stri
 	}
 	var opts *sql.TxOptions
 	if readOnly && s.postgres {
-		opts = &sql.TxOptions{ReadOnly: true}
+		// One snapshot for the whole read, as SQLite's read transaction
+		// has: under Read Committed each statement took its own, so a
+		// read of several statements (a briefing's sections) showed a
+		// write that committed between two of them in one and not the
+		// other. A read-only transaction under Repeatable Read never
+		// fails to serialize.
+		opts = &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}
 	}
 	return s.retry(ctx, func() error {
 		return db.RunInTx(ctx, opts, func(ctx context.Context, btx bun.Tx) (rerr error) {

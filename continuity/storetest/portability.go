@@ -196,6 +196,7 @@ func testExport(t *testing.T, h Harness) {
 	})
 
 	t.Run("ImportRefusesBadLines", func(t *testing.T) { t.Parallel(); testImportRefuses(t, h) })
+	t.Run("ImportRacingWrites", func(t *testing.T) { testImportRacingWrites(t, h) })
 
 	// Two imports of different exports into one empty tenant at once: one
 	// is written, the other is a conflict, never both. Each import's
@@ -255,6 +256,98 @@ func testExport(t *testing.T, h Harness) {
 			t.Errorf("tenant-c holds %d rows that are not one export's", total(rawRows(t, g, "tenant-c")))
 		}
 	})
+}
+
+// testImportRacingWrites: an import into an empty tenant is held, after it
+// found the tenant empty and before it writes its rows, while a write of
+// the same tenant runs: the arm of the bottle marker of a conversation the
+// export has one of, a memory, a session. On Postgres the write commits
+// meanwhile (it takes no lock the import holds); the import then upserted
+// the export's marker over the one just armed and committed beside the
+// write's rows, into a tenant that did not own nothing: the arm was lost.
+// Whatever the store, the outcome must be one of the two serial orders:
+// the import refused as a conflict with the write's rows alone in the
+// tenant, or the import written and the write applied after it (the
+// marker the write armed, the write's rows beside the export's).
+func testImportRacingWrites(t *testing.T, h Harness) {
+	ctx := context.Background()
+	writes := []struct {
+		name string
+		// write runs against the tenant being imported into; its rows
+		// are marker, memories and sessions counted beside the export's.
+		write func(ctx context.Context, svc *continuity.Service) error
+	}{
+		{"ArmBottle", func(ctx context.Context, svc *continuity.Service) error {
+			m := *sealedOf("s1")
+			m.Path = "/home/u/.baton/bottles/s1-armed-meanwhile.md"
+			return svc.ArmBottle(ctx, tenantA, agent, m)
+		}},
+		{"Remember", func(ctx context.Context, svc *continuity.Service) error {
+			_, err := svc.Remember(ctx, tenantA, remember(continuity.KindNote, "meanwhile", "written during the import", "other", ""))
+			return err
+		}},
+		{"Open", func(ctx context.Context, svc *continuity.Service) error {
+			_, err := svc.Open(ctx, tenantA, continuity.OpenParams{Agent: agent, SessionID: "s9", Source: continuity.SourceStartup, Project: "other"})
+			return err
+		}},
+	}
+	for _, w := range writes {
+		t.Run(w.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, h)
+			mustOpen(t, f, tenantA, startup("s1"))
+			if err := f.svc.ArmBottle(ctx, tenantA, agent, *sealedOf("s1")); err != nil {
+				t.Fatal(err)
+			}
+			mustRemember(t, f, tenantA, remember(continuity.KindNote, "exported", "a note", "baton", ""))
+			export, exported := exportOf(t, f, tenantA)
+
+			g := newFixture(t, h)
+			g.clock.Set(f.clock.Now())
+			writeDone := make(chan error, 1)
+			head, rows, _ := bytes.Cut(export, []byte("\n"))
+			r := io.MultiReader(bytes.NewReader(append(head, '\n')), gateReader{func() {
+				// The import has found the tenant empty: the write runs
+				// now, and the import goes on once it committed, or
+				// after half a second (a store that serializes writers
+				// holds the write until the import ends).
+				go func() { writeDone <- w.write(ctx, g.svc) }()
+				select {
+				case err := <-writeDone:
+					writeDone <- err
+				case <-time.After(500 * time.Millisecond):
+				}
+			}}, bytes.NewReader(rows))
+			_, importErr := g.svc.Restore(ctx, tenantA, r)
+			if err := <-writeDone; err != nil {
+				t.Fatalf("the write: %v", err)
+			}
+			mk, _, err := g.svc.ClaimBottle(ctx, tenantA, agent, "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, sessionErr := g.svc.Session(ctx, tenantA, agent, "s1")
+			switch continuity.ErrorCode(importErr) {
+			case continuity.CodeConflict:
+				// The write alone: the import wrote nothing.
+				if sessionErr == nil {
+					t.Errorf("the import was refused, yet the tenant holds its session s1")
+				}
+			case "":
+				if sessionErr != nil {
+					t.Errorf("the import was written, yet its session s1: %v", sessionErr)
+				}
+				if w.name == "ArmBottle" && mk.Path != "/home/u/.baton/bottles/s1-armed-meanwhile.md" {
+					t.Errorf("the import was written beside the write, and its marker %q replaced the one the write armed: the arm was lost", mk.Path)
+				}
+				if got := rawRows(t, g, tenantA); total(got) <= total(exported.Rows)+1 {
+					t.Errorf("the import was written; the tenant holds %v, the export's %v and none of the write's", got, exported.Rows)
+				}
+			default:
+				t.Fatalf("the import: %v", importErr)
+			}
+		})
+	}
 }
 
 // gateReader runs wait once, at its first read, and then reads as empty:

@@ -17,6 +17,10 @@ type Harness struct {
 	// New returns a fresh, empty store for one test and the DSN that opens
 	// the same store from another process. It registers its own cleanup.
 	New func(t *testing.T) (continuity.Store, string)
+	// Open, when set, opens a second handle on the store a DSN New
+	// returned names, as a second replica (or process) would: the replica
+	// races run over it. Without it they share New's handle.
+	Open Opener
 }
 
 // Unscoped is implemented by stores that enforce tenancy in the database
@@ -47,6 +51,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Memory", func(t *testing.T) { testMemory(t, h) })
 	t.Run("Provenance", func(t *testing.T) { testProvenance(t, h) })
 	t.Run("AttachRace", func(t *testing.T) { testAttachRace(t, h) })
+	t.Run("ReplicaRaces", func(t *testing.T) { testReplicaRaces(t, h) })
 	t.Run("Episodes", func(t *testing.T) { testEpisodes(t, h) })
 	t.Run("Triage", func(t *testing.T) { testTriage(t, h) })
 	t.Run("Briefing", func(t *testing.T) { testBriefing(t, h) })

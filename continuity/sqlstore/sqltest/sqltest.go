@@ -39,6 +39,8 @@ func SQLiteWith(opts ...sqlstore.Option) storetest.Harness {
 		}
 		t.Cleanup(func() { st.Close() })
 		return st, dsn
+	}, Open: func(ctx context.Context, dsn string) (continuity.Store, error) {
+		return sqlstore.Open(ctx, dsn, opts...)
 	}}
 }
 
@@ -48,7 +50,7 @@ func SQLiteWith(opts ...sqlstore.Option) storetest.Harness {
 // would prove nothing.
 func Postgres(t *testing.T) storetest.Harness {
 	base := PostgresBase(t)
-	return storetest.Harness{New: func(t *testing.T) (continuity.Store, string) { return PostgresStore(t, base) }}
+	return storetest.Harness{New: func(t *testing.T) (continuity.Store, string) { return PostgresStore(t, base) }, Open: open}
 }
 
 // PostgresBase returns BATON_TEST_POSTGRES_DSN, skipping t when it is unset
@@ -118,3 +120,6 @@ func RandomHex(n int) string {
 	rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// open opens a second handle on a store a harness made.
+func open(ctx context.Context, dsn string) (continuity.Store, error) { return sqlstore.Open(ctx, dsn) }
