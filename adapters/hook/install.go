@@ -633,7 +633,9 @@ func (p *InstallPlan) Changed() bool {
 // renamed over it) keeping its permissions; a new file is created 0644
 // with its directory. A file that no longer holds what p was planned from
 // is not touched: Apply stops with a conflict error, and the plan must be
-// made again.
+// made again; so does one another Apply changed first, even at the same
+// time (each file is written under a lock on its directory, where the
+// platform has flock).
 func (p *InstallPlan) Apply(now time.Time) error {
 	if err := p.writable(); err != nil {
 		return err
@@ -714,6 +716,17 @@ func dirModeForbids(perm fs.FileMode, goos string) bool {
 }
 
 func (c *FileChange) apply(now time.Time) error {
+	// Another baton writing the same file (Codex's config.toml, which the
+	// user's and a project's install both edit) waits here, then finds the
+	// file changed: a conflict, rather than a rename over the other's edit.
+	if err := os.MkdirAll(filepath.Dir(c.Target), 0o755); err != nil {
+		return fmt.Errorf("hook: install: %w", err)
+	}
+	unlock, err := lockDir(filepath.Dir(c.Target))
+	if err != nil {
+		return fmt.Errorf("hook: install: %w", err)
+	}
+	defer unlock()
 	target, current, err := readConfig(c.Path)
 	if err != nil {
 		return err
@@ -737,9 +750,6 @@ func (c *FileChange) apply(now time.Time) error {
 			return fmt.Errorf("hook: install: %w", err)
 		}
 		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(c.Target), 0o755); err != nil {
-		return fmt.Errorf("hook: install: %w", err)
 	}
 	if err := writeAtomic(c.Target, c.After, perm); err != nil {
 		return fmt.Errorf("hook: install: %w", err)
