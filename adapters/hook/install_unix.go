@@ -13,7 +13,9 @@ import (
 func canCreateIn(dir string) bool { return unix.Access(dir, unix.W_OK) == nil }
 
 // lockDir holds an exclusive advisory lock on the directory dir (flock)
-// until the function it returns is called.
+// until the function it returns is called. A file system that has no
+// flock (some network and FUSE ones) is written without the lock, as
+// before there was one, rather than not at all.
 func lockDir(dir string) (func(), error) {
 	f, err := os.Open(dir)
 	if err != nil {
@@ -25,7 +27,12 @@ func lockDir(dir string) (func(), error) {
 			break
 		}
 	}
-	if err != nil {
+	switch err {
+	case nil:
+	case unix.ENOLCK, unix.EOPNOTSUPP, unix.ENOSYS, unix.EINVAL:
+		_ = f.Close()
+		return func() {}, nil
+	default:
 		_ = f.Close()
 		return nil, &os.PathError{Op: "lock", Path: dir, Err: err}
 	}
