@@ -28,7 +28,8 @@ import (
 // refuses a file it would break. Each trust entry baton writes is a stanza of three
 // lines, the marker comment, the table header and trusted_hash, appended at
 // the end of the file after a blank line. Uninstall removes the stanzas that
-// carry the marker with the blank line before each, and nothing else. The
+// carry the marker with the blank line before each (with any key Codex
+// added to the table, such as enabled), and nothing else. The
 // marker sits right above the header, where a TOML editor keeps a table's
 // leading comment (Codex itself rewrites config.toml, with toml_edit, when a
 // person trusts a folder), so the stanza stays recognizable wherever the
