@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/continuity"
@@ -148,6 +149,11 @@ func plan(o InstallOptions, install bool) (*InstallPlan, error) {
 	if install && !filepath.IsAbs(o.Binary) {
 		return nil, continuity.Invalid("binary", "must be an absolute path")
 	}
+	if install && !utf8.ValidString(o.Binary) {
+		// JSON text is UTF-8: the bytes would be written as U+FFFD, a
+		// command naming a file that is not there.
+		return nil, continuity.Invalid("binary", fmt.Sprintf("%q is not UTF-8, which a harness's configuration cannot carry; install baton under a path that is", o.Binary))
+	}
 	dir, err := h.configDir(o, scope)
 	if err != nil {
 		return nil, err
@@ -240,14 +246,26 @@ func (h *Harness) configDir(o InstallOptions, scope InstallScope) (string, error
 // readConfig reads a configuration file through a symbolic link to it (a
 // dotfiles checkout): it returns the file to write, path or the file the
 // link resolves to, and its content; nil content, with no error, when
-// there is none. A link to nothing is refused.
+// there is none. A link to nothing, or in a loop, is refused, and so is
+// anything but a regular file: a FIFO would never be read to its end, and
+// a device (a link to /dev/null) would read empty and then be replaced.
 func readConfig(path string) (target string, data []byte, err error) {
 	target = path
 	if info, err := os.Lstat(path); err == nil && info.Mode()&fs.ModeSymlink != 0 {
 		if target, err = filepath.EvalSymlinks(path); err != nil {
 			dest, _ := os.Readlink(path)
-			return "", nil, malformed("%s is a symbolic link to %s, which does not exist (%v); create that file or remove the link", path, dest, pathErr(err))
+			if errors.Is(err, fs.ErrNotExist) {
+				return "", nil, malformed("%s is a symbolic link to %s, which does not exist; create that file or remove the link", path, dest)
+			}
+			return "", nil, malformed("%s is a symbolic link to %s, which cannot be followed (%v); make it lead to a file or remove it", path, dest, pathErr(err))
 		}
+	}
+	if info, err := os.Stat(target); err == nil && !info.Mode().IsRegular() {
+		what := path
+		if target != path {
+			what = path + " leads to " + target + ", which"
+		}
+		return "", nil, malformed("%s is %s, not a regular file, and baton edits only a file", what, fileKind(info.Mode()))
 	}
 	b, err := os.ReadFile(target)
 	switch {
@@ -259,6 +277,21 @@ func readConfig(path string) (target string, data []byte, err error) {
 		b = []byte{}
 	}
 	return target, b, nil
+}
+
+// fileKind names the kind of file mode m is, for an error.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "of mode " + m.Type().String()
 }
 
 // pathErr is err without the operation and path an *fs.PathError repeats,
@@ -600,7 +633,9 @@ func (p *InstallPlan) Changed() bool {
 // renamed over it) keeping its permissions; a new file is created 0644
 // with its directory. A file that no longer holds what p was planned from
 // is not touched: Apply stops with a conflict error, and the plan must be
-// made again.
+// made again; so does one another Apply changed first, even at the same
+// time (each file is written under a lock on its directory, where the
+// platform has flock).
 func (p *InstallPlan) Apply(now time.Time) error {
 	if err := p.writable(); err != nil {
 		return err
@@ -681,6 +716,17 @@ func dirModeForbids(perm fs.FileMode, goos string) bool {
 }
 
 func (c *FileChange) apply(now time.Time) error {
+	// Another baton writing the same file (Codex's config.toml, which the
+	// user's and a project's install both edit) waits here, then finds the
+	// file changed: a conflict, rather than a rename over the other's edit.
+	if err := os.MkdirAll(filepath.Dir(c.Target), 0o755); err != nil {
+		return fmt.Errorf("hook: install: %w", err)
+	}
+	unlock, err := lockDir(filepath.Dir(c.Target))
+	if err != nil {
+		return fmt.Errorf("hook: install: %w", err)
+	}
+	defer unlock()
 	target, current, err := readConfig(c.Path)
 	if err != nil {
 		return err
@@ -704,9 +750,6 @@ func (c *FileChange) apply(now time.Time) error {
 			return fmt.Errorf("hook: install: %w", err)
 		}
 		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(c.Target), 0o755); err != nil {
-		return fmt.Errorf("hook: install: %w", err)
 	}
 	if err := writeAtomic(c.Target, c.After, perm); err != nil {
 		return fmt.Errorf("hook: install: %w", err)

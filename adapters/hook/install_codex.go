@@ -28,7 +28,8 @@ import (
 // refuses a file it would break. Each trust entry baton writes is a stanza of three
 // lines, the marker comment, the table header and trusted_hash, appended at
 // the end of the file after a blank line. Uninstall removes the stanzas that
-// carry the marker with the blank line before each, and nothing else. The
+// carry the marker with the blank line before each (with any key Codex
+// added to the table, such as enabled), and nothing else. The
 // marker sits right above the header, where a TOML editor keeps a table's
 // leading comment (Codex itself rewrites config.toml, with toml_edit, when a
 // person trusts a folder), so the stanza stays recognizable wherever the
@@ -235,9 +236,11 @@ func (h *Harness) others(d *jsonDoc, ev EventName) [][2]int {
 
 // trustStanza is a trust table found in config.toml: lines[first:last+1],
 // with the marker line first when it is baton's; header is the line of its
-// [hooks.state."key"] header.
+// [hooks.state."key"] header, hash that of its trusted_hash. The table runs
+// to its last key: one Codex adds to baton's (enabled = false, when the
+// person turns the hook off in /hooks) is part of it, and goes with it.
 type trustStanza struct {
-	first, last, header int
+	first, last, header, hash int
 	// keyStart and keyEnd span the key in the header, in the file's text.
 	keyStart, keyEnd int
 	entry            trustEntry
@@ -280,17 +283,17 @@ func parseTrustFile(path string, src []byte) (*trustFile, error) {
 // stanza is the trust table headed by sts[0].
 func (f *trustFile) stanza(sts []tomlStatement) trustStanza {
 	h := sts[0]
-	s := trustStanza{first: h.line, last: h.line, header: h.line, keyStart: h.keyStart, keyEnd: h.keyEnd, entry: trustEntry{key: h.key[2]}}
+	s := trustStanza{first: h.line, last: h.last, header: h.line, hash: -1, keyStart: h.keyStart, keyEnd: h.keyEnd, entry: trustEntry{key: h.key[2]}}
 	for _, st := range sts[1:] {
 		if st.header {
 			break
 		}
-		if len(st.key) == 1 && st.key[0] == "trusted_hash" && st.isStr {
-			s.entry.hash, s.last = st.str, st.line
-			break
+		s.last = st.last
+		if s.hash < 0 && len(st.key) == 1 && st.key[0] == "trusted_hash" && st.isStr {
+			s.entry.hash, s.hash = st.str, st.line
 		}
 	}
-	if h.line > 0 && strings.TrimSpace(f.lines[h.line-1]) == trustMarker && s.last == h.line+1 {
+	if h.line > 0 && strings.TrimSpace(f.lines[h.line-1]) == trustMarker && s.hash == h.line+1 {
 		s.first, s.mine = h.line-1, true
 	}
 	return s
@@ -322,9 +325,11 @@ next:
 		}
 		need = append(need, w)
 	}
+	rest := map[string]string{} // a key → the lines after trusted_hash in baton's table for it
 	for _, s := range f.stanzas {
 		if s.mine && ownsKey(s.entry.key, hooksPaths) {
 			have = append(have, s.entry)
+			rest[s.entry.key] = strings.Join(f.lines[s.hash+1:s.last+1], "")
 		}
 	}
 	if slices.Equal(have, need) {
@@ -348,6 +353,11 @@ next:
 			b.WriteString(nl)
 		}
 		b.WriteString(trustMarker + nl + "[hooks.state." + quoteTOML(e.key) + "]" + nl + "trusted_hash = " + quoteTOML(e.hash) + nl)
+		// What Codex added to baton's table for this hook (enabled =
+		// false) stays with it.
+		if r := rest[e.key]; r != "" {
+			b.WriteString(strings.TrimSuffix(strings.TrimSuffix(r, "\n"), "\r") + nl)
+		}
 	}
 	out := b.String()
 	if !final {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -393,5 +394,66 @@ func TestCodexTrustKeysResolveLinks(t *testing.T) {
 				t.Errorf("CODEX_HOME=%s: trust key %s, want it under %s", tt.codexHome, k, tt.keyDir)
 			}
 		}
+	}
+}
+
+// TestCodexTrustKeepsKeysCodexAddsToBatons: Codex writes enabled = false
+// into a hook's trust table when the person turns the hook off in /hooks.
+// Added to one of baton's tables, the key is that table's: uninstall takes
+// it out with the table (it used to stay behind, under whatever table came
+// before, turning off the person's hook there), and an install that
+// rewrites the table (a moved binary) keeps it in it.
+func TestCodexTrustKeepsKeysCodexAddsToBatons(t *testing.T) {
+	users := "[hooks.state.\"/elsewhere/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:x\"\n"
+	tests := []struct{ name, added string }{
+		{"enabled after the hash", "enabled = false\n"},
+		{"a comment, then enabled", "# off for now\nenabled = false\n"},
+		{"a value over lines", "note = \"\"\"\n[hooks.state.\"x\"]\n\"\"\"\nenabled = false\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, tomlPath, o := codexCase(t, users)
+			if err := mustPlan(t, PlanInstall, o).Apply(installNow); err != nil {
+				t.Fatal(err)
+			}
+			installed, _ := os.ReadFile(tomlPath)
+			lines := strings.SplitAfter(string(installed), "\n")
+			at := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, ":stop:0:0\"]") && !strings.Contains(l, "/elsewhere/") })
+			if at < 0 || !strings.HasPrefix(lines[at+1], "trusted_hash") {
+				t.Fatalf("no stop table of baton's:\n%s", installed)
+			}
+			edited := strings.Join(slices.Insert(lines, at+2, tt.added), "")
+			writeFile(t, tomlPath, []byte(edited))
+
+			// Reinstalled from a moved binary: the table is rewritten, the
+			// key stays in it.
+			moved := o
+			moved.Binary = "/usr/local/bin/baton"
+			if err := mustPlan(t, PlanInstall, moved).Apply(installNow.Add(time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			checkTOML(t, tomlPath)
+			got, _ := os.ReadFile(tomlPath)
+			f, err := parseTrustFile(tomlPath, got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range f.stanzas {
+				body := strings.Join(f.lines[s.hash+1:s.last+1], "")
+				switch want := strings.HasSuffix(s.entry.key, ":stop:0:0") && s.mine; {
+				case want && body != tt.added:
+					t.Errorf("baton's stop table after a reinstall holds %q after its hash, want %q:\n%s", body, tt.added, got)
+				case !want && body != "":
+					t.Errorf("%s holds %q after its hash:\n%s", s.entry.key, body, got)
+				}
+			}
+
+			if err := mustPlan(t, PlanUninstall, moved).Apply(installNow.Add(2 * time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(tomlPath); string(got) != users {
+				t.Errorf("after uninstall:\n%s\nwant\n%s", got, users)
+			}
+		})
 	}
 }

@@ -110,6 +110,10 @@ func snapshot(t *testing.T, root string) map[string]string {
 			files[path] = "-> " + dest
 			return err
 		}
+		if !d.Type().IsRegular() {
+			files[path] = d.Type().String()
+			return nil
+		}
 		b, err := os.ReadFile(path)
 		files[path] = string(b)
 		return err
@@ -404,6 +408,8 @@ func TestInstallOptionsRefused(t *testing.T) {
 		{"copilot has no user scope", InstallOptions{Harness: "copilot", Scope: ScopeUser, Binary: testBinary, Home: home}, "scope"},
 		{"relative binary", InstallOptions{Harness: "codex", Binary: "bin/baton", Home: home}, "binary"},
 		{"no binary", InstallOptions{Harness: "codex", Home: home}, "binary"},
+		{"binary not UTF-8", InstallOptions{Harness: "claude-code", Binary: "/opt/b\xffaton/baton", Home: home}, "binary"},
+		{"binary not UTF-8, codex", InstallOptions{Harness: "codex", Binary: "/opt/baton\xc3", Home: home}, "binary"},
 		{"no home", InstallOptions{Harness: "gemini", Binary: testBinary}, "home"},
 		{"no project", InstallOptions{Harness: "gemini", Scope: ScopeProject, Binary: testBinary, Home: home}, "project"},
 		{"codex project trust needs the home", InstallOptions{Harness: "codex", Scope: ScopeProject, Binary: testBinary, Project: home}, "home"},

@@ -24,6 +24,7 @@ const utf8BOM = "\ufeff"
 // tomlStatement is one statement of a TOML file.
 type tomlStatement struct {
 	line   int      // the 0-based index of its first line
+	last   int      // and of its last (a value may span lines)
 	header bool     // a [table] header, or an [[array]] one when array is set
 	array  bool     //
 	key    []string // a header's path, or a pair's dotted key
@@ -84,6 +85,7 @@ func scanTOML(name string, src []byte) ([]tomlStatement, error) {
 			st.table = table
 			err = p.pair(&st)
 		}
+		st.last = strings.Count(p.src[:p.i], "\n")
 		if err == nil {
 			err = p.lineEnd()
 		}

@@ -19,7 +19,7 @@ import (
 // ExportCmd writes every row the tenant owns in the export format (JSON
 // lines, continuity.ExportFormat).
 type ExportCmd struct {
-	Out string `help:"Write the export to FILE instead of stdout; the bottle files then go beside it, in FILE.bottles.tar.gz." placeholder:"FILE"`
+	Out string `type:"path" help:"Write the export to FILE instead of stdout; the bottle files then go beside it, in FILE.bottles.tar.gz." placeholder:"FILE"`
 }
 
 // ImportCmd reads an export into the tenant, which must own nothing yet.

@@ -177,3 +177,26 @@ func TestExportFailureKeepsThePreviousFiles(t *testing.T) {
 		t.Errorf("the new tarball holds %v, want no bottle", names)
 	}
 }
+
+// TestExportRefusesAnEmptyOut: an --out given empty (`--out "$FILE"` with
+// FILE unset) is a usage error naming the flag, as bottle render's is; it
+// used to mean stdout, so every row of the tenant went to the terminal or
+// the log the script wrote to.
+func TestExportRefusesAnEmptyOut(t *testing.T) {
+	env := testEnv(t)
+	if _, stderr, status := run(t, env, []string{"remember", "--topic", "t", "a note"}); status != exitOK {
+		t.Fatalf("remember: %d %s", status, stderr)
+	}
+	for _, args := range [][]string{
+		{"export", "--out", ""},
+		{"export", "--out="},
+	} {
+		stdout, stderr, status := run(t, env, args)
+		if status != exitUsage || stdout != "" || !strings.Contains(stderr, "--out") {
+			t.Errorf("%q: status %d, stdout %q, stderr %q; want exit 2 naming --out and nothing on stdout", args, status, stdout, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(env.Dir); len(entries) != 0 {
+		t.Error("a refused export wrote files")
+	}
+}
