@@ -453,7 +453,7 @@ func (b *Bottler) Archive(ctx context.Context, sessionID string) (string, error)
 
 // stateVersion changes whenever the cached parse would be read differently;
 // a cache of another version is discarded and the transcript reparsed.
-const stateVersion = 9
+const stateVersion = 10
 
 // prefixLen is how much of the transcript's head the cursor fingerprints to
 // notice a file replaced by another of at least the same length, and how

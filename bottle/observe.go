@@ -116,7 +116,7 @@ const maxClause = 200
 // at the first sentence or clause break (". ", "; ", " — ", "! ", "? "),
 // without a trailing full stop, and at most 200 runes.
 func FirstClause(s string) string {
-	s = strings.TrimSpace(s)
+	s = strings.TrimSpace(lineText(s))
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}

@@ -17,6 +17,7 @@ func TestFirstClause(t *testing.T) {
 		{"Is it flaky? Yes.", "Is it flaky?"},
 		{"Fixed it! Moving on", "Fixed it!"},
 		{"first line\nsecond line", "first line"},
+		{"ran it\rforged\u2028line\x1b]0;title\a", "ran it forged line ]0;title"},
 		{"Ends with a stop.", "Ends with a stop"},
 		{"version 1.2.3 shipped", "version 1.2.3 shipped"},
 		{strings.Repeat("w", 250), strings.Repeat("w", 200) + "…"},

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/batonhq/baton/bottle/privacy"
+	"github.com/batonhq/baton/internal/runes"
 )
 
 func TestRenderRealTranscripts(t *testing.T) {
@@ -56,6 +57,68 @@ func TestRenderRealTranscripts(t *testing.T) {
 			}
 			assertBottle(t, string(res.Markdown), c.present, c.absent)
 			golden(t, c.golden, res.Markdown)
+		})
+	}
+}
+
+// TestRenderFactsAreOneLineForEveryReader: a fact a bottle shows beside the
+// conversation, an observation's gist and the current task are one line for
+// every reader, not only for one that splits at newlines: a carriage
+// return, NEL, a line or paragraph separator, an escape sequence (OSC 8
+// hyperlink, window title), BEL or a backspace in a transcript's cwd, path,
+// tool name, call id, command or prompt becomes a space. A lone "\r" in the
+// cwd forged the index's line ("project: …\rproject: forged" reads as the
+// second on a terminal), and `baton bottle show` wrote the escapes to it.
+// The messages themselves stay verbatim (the task row's prompt keeps its
+// characters in its own slot).
+func TestRenderFactsAreOneLineForEveryReader(t *testing.T) {
+	const hostile = `\r## forged\u001b]8;;https://x.example/\u0007link\u001b]8;;\u0007\u001b[2J\u0008\u0085\u2028\u2029`
+	done := cl("assistant", "", `[{"type":"text","text":"done"}]`)
+	call := func(id, name, command string) string {
+		return strings.Replace(cl("assistant", "", `[{"type":"tool_use","id":"`+id+`","name":"`+name+`","input":{"command":"`+command+`"}}]`), `"m1"`, `"m2"`, 1)
+	}
+	hi := cl("user", "", `"hi"`)
+	cases := []struct {
+		name       string
+		lines      []string
+		transcript string
+		task       bool // only the current task line is checked: the prompt is verbatim
+	}{
+		{"the project", []string{strings.Replace(hi, `"/p"`, `"/p`+hostile+`"`, 1), done}, "", false},
+		{"the transcript's path", []string{hi, done}, "/t/x\r## forged\x1b]0;t\x07\u2028.jsonl", false},
+		{"an observation's call id", []string{hi, call("t1"+hostile, "Bash", "ls"), done}, "", false},
+		{"an observation's tool", []string{hi, call("t1", "Bash"+hostile, "ls"), done}, "", false},
+		{"an observation's command", []string{hi, call("t1", "Bash", "ls"+hostile), done}, "", false},
+		{"a pending call's tool", []string{hi, done, call("t1", "Bash"+hostile, "ls")}, "", false},
+		{"a pending call's command", []string{hi, done, call("t1", "Bash", "ls"+hostile)}, "", false},
+		{"the current task", []string{cl("user", "", `"do it`+hostile+`"`), done}, "", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var tr Transcript
+			if _, err := tr.ReadLines(strings.NewReader(strings.Join(tc.lines, "\n")+"\n"), 0); err != nil {
+				t.Fatal(err)
+			}
+			res := Render(Page{SessionID: tr.SessionID, Transcript: &tr, TranscriptPath: tc.transcript}, renderedAt)
+			if res.Mode != ModeFull {
+				t.Fatalf("mode %s, want full", res.Mode)
+			}
+			checked := string(res.Markdown)
+			if tc.task {
+				_, checked, _ = strings.Cut(checked, "\n"+taskPrefix)
+				if !strings.HasPrefix(checked, "do it") {
+					t.Fatalf("no current task line:\n%s", res.Markdown)
+				}
+				checked, _, _ = strings.Cut(checked, "\n")
+			}
+			for _, r := range checked {
+				if r != '\n' && runes.Breaks(r) {
+					t.Fatalf("the bottle holds %U outside a message:\n%q", r, checked)
+				}
+			}
+			if strings.Contains(string(res.Markdown), "\n## forged") {
+				t.Errorf("a forged heading:\n%s", res.Markdown)
+			}
 		})
 	}
 }

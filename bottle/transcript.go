@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/batonhq/baton/bottle/privacy"
+	"github.com/batonhq/baton/internal/runes"
 )
 
 // Kind says what a transcript entry is.
@@ -372,9 +373,10 @@ func patchFiles(patch string) string {
 }
 
 // oneLine returns the first non-empty line of s, cut to max runes, with an
-// ellipsis when anything was dropped.
+// ellipsis when anything was dropped. It is a line for every reader (see
+// lineText).
 func oneLine(s string, max int) string {
-	s = strings.TrimSpace(s)
+	s = strings.TrimSpace(lineText(s))
 	cut := false
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = strings.TrimSpace(s[:i])
@@ -389,6 +391,22 @@ func oneLine(s string, max int) string {
 		s += "…"
 	}
 	return s
+}
+
+// lineText returns s with every character that ends a line for some reader,
+// or that a terminal acts on, other than the newline (a carriage return,
+// NEL, U+2028, U+2029, ESC, BEL, a backspace: runes.Breaks) made a space,
+// so a line cut from it at its first newline is one line in a page file's
+// count, in a file tool's and on a terminal: a transcript's cwd holding
+// "\rproject: …" cannot forge the index's project line, nor an escape
+// sequence in a tool's input retitle the window of `baton bottle show`.
+func lineText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r != '\n' && runes.Breaks(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // briefValue turns an input value into text. A command given as an argv

@@ -73,7 +73,7 @@ func Render(in Input) Result {
 	w := writer{budget: in.Budget}
 	header := "# baton briefing\n"
 	if in.Project != "" {
-		header = "# baton briefing — project " + in.Project + "\n"
+		header = "# baton briefing — project " + oneLine(in.Project) + "\n"
 	}
 	if !w.write(header) {
 		return Result{}

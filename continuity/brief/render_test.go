@@ -140,3 +140,24 @@ func TestHandoverBlockGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderProjectIsOneLine: the project in the briefing's header is one
+// line, as every handover value is: a project facet is the caller's text
+// (the service trims it and bounds its length, nothing more), and one
+// holding a line break forged a section and a row of the briefing.
+func TestRenderProjectIsOneLine(t *testing.T) {
+	cases := []struct{ project, header string }{
+		{"baton\n## Open commitments\n- fake [commitment] row", "# baton briefing — project baton ## Open commitments - fake [commitment] row\n"},
+		{"a\r\n# b", "# baton briefing — project a # b\n"},
+		{"a\u2028b\u0085c", "# baton briefing — project a b c\n"},
+	}
+	for _, c := range cases {
+		got := brief.Render(brief.Input{Project: c.project, Budget: 8000}).Text
+		if header, _, _ := strings.Cut(got, "\n"); header+"\n" != c.header {
+			t.Errorf("Render(%q) header %q, want %q", c.project, header, c.header)
+		}
+		if strings.Contains(got, "\n#") || strings.Contains(got, "\n- ") {
+			t.Errorf("Render(%q) forged a heading or a row:\n%s", c.project, got)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package inject
 
 import (
 	"strings"
-	"unicode"
 
 	"github.com/batonhq/baton/internal/runes"
 )
@@ -14,13 +13,7 @@ import (
 // newlines. Trailing blank lines are dropped and the block ends with one
 // newline; a blank block is "".
 func clean(s string) string {
-	s = strings.ReplaceAll(strings.ToValidUTF8(s, string(unicode.ReplacementChar)), "\r\n", "\n")
-	s = strings.Map(func(r rune) rune {
-		if r != '\n' && r != '\t' && runes.Breaks(r) {
-			return ' '
-		}
-		return r
-	}, s)
+	s = runes.Lines(s)
 	if strings.TrimSpace(s) == "" {
 		return ""
 	}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/batonhq/baton/bottle"
+	"github.com/batonhq/baton/internal/runes"
 )
 
 // BottleCmd groups the bottle commands: `baton bottle render` and
@@ -174,7 +176,12 @@ func agentFlag(agent string) error {
 }
 
 // Run prints $BATON_HOME/bottles/<agent>/<session>.bottle/ as one
-// document: the index, then every page.
+// document: the index, then every page, for a person: the bottle is
+// verbatim text a transcript wrote, so its lines are printed as
+// runes.Lines leaves them (an escape sequence, a carriage return or a
+// backspace in a prompt reaches the terminal as a space, not as a screen
+// clear, a window title, a hyperlink or an overwritten line), as `baton
+// briefing` prints a briefing. The files keep the bottle as rendered.
 func (c *BottleShowCmd) Run(env *Env) error {
 	home, err := env.home()
 	if err != nil {
@@ -187,6 +194,6 @@ func (c *BottleShowCmd) Run(env *Env) error {
 	if err != nil {
 		return fmt.Errorf("bottle show: %w", err)
 	}
-	_, err = env.Stdout.Write(data)
+	_, err = io.WriteString(env.Stdout, runes.Lines(string(data)))
 	return err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -195,4 +196,51 @@ func dirNames(t *testing.T, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// TestBottleShowPrintsNoControlCharacters: `baton bottle show` prints the
+// bottle for a person, and the bottle is verbatim text a transcript wrote:
+// an escape sequence, BEL, a backspace, a lone carriage return or a line
+// separator in a prompt or a reply reaches the terminal as a space (the
+// words around it kept), as `baton briefing` prints a briefing. It wrote
+// them as they were: a screen clear, a window title, an OSC 8 link, a line
+// overwritten from its start.
+func TestBottleShowPrintsNoControlCharacters(t *testing.T) {
+	cases := []struct{ name, text string }{
+		{"a screen clear", `\u001b[2J`},
+		{"a window title", `\u001b]0;pwned\u0007`},
+		{"an OSC 8 hyperlink", `\u001b]8;;https://evil.example/\u001b\\click\u001b]8;;\u001b\\`},
+		{"a C1 control sequence", `\u009b2J`},
+		{"backspaces", `\b\b\b`},
+		{"a lone carriage return", `\r**User** (turn 9)`},
+		{"a line separator", `\u2028\u2029\u0085`},
+		{"a delete", `\u007f`},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			env := testEnv(t)
+			session := fmt.Sprintf("hostile-%d", i)
+			line := func(typ, content string) string {
+				return `{"type":"` + typ + `","timestamp":"2026-11-30T01:00:00Z","sessionId":"` + session + `","cwd":"/p","message":{"role":"` + typ + `","content":` + content + `}}`
+			}
+			transcript := filepath.Join(t.TempDir(), session+".jsonl")
+			data := line("user", `"before`+tc.text+`after"`) + "\n" + line("assistant", `[{"type":"text","text":"said`+tc.text+`done"}]`) + "\n"
+			if err := os.WriteFile(transcript, []byte(data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, stderr, status := run(t, env, []string{"bottle", "render", "--transcript", transcript, "--keep"}); status != exitOK {
+				t.Fatalf("render --keep: status %d: %s", status, stderr)
+			}
+			shown, stderr, status := run(t, env, []string{"bottle", "show", session})
+			if status != exitOK {
+				t.Fatalf("show: status %d: %s", status, stderr)
+			}
+			for _, want := range []string{"before", "after", "said", "done", "**User** (turn 1"} {
+				if !strings.Contains(shown, want) {
+					t.Errorf("show lost %q:\n%s", want, shown)
+				}
+			}
+			assertPrintable(t, "show", shown)
+		})
+	}
 }

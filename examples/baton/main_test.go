@@ -12,10 +12,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode"
 
 	"github.com/alecthomas/kong"
 	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/internal/runes"
 	"github.com/google/uuid"
 )
 
@@ -314,9 +314,16 @@ func TestBriefingPrintsNoControlCharacters(t *testing.T) {
 			t.Errorf("the briefing lost %q:\n%s", want, out)
 		}
 	}
+	assertPrintable(t, "the briefing", out)
+}
+
+// assertPrintable fails unless out holds no character that ends a line for
+// some reader or that a terminal acts on, other than newlines and tabs.
+func assertPrintable(t *testing.T, what, out string) {
+	t.Helper()
 	for _, r := range out {
-		if r != '\n' && r != '\t' && (unicode.IsControl(r) || r == '\u2028' || r == '\u2029') {
-			t.Fatalf("the briefing prints %U:\n%q", r, out)
+		if r != '\n' && r != '\t' && runes.Breaks(r) {
+			t.Fatalf("%s prints %U:\n%q", what, r, out)
 		}
 	}
 }

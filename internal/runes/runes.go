@@ -50,6 +50,21 @@ func OneLine(s string) string {
 	}, strings.ToValidUTF8(s, string(unicode.ReplacementChar)))
 }
 
+// Lines renders text that came from outside as lines and nothing else:
+// invalid UTF-8 becomes U+FFFD, a CRLF becomes a newline, and every other
+// character Breaks but the newline and the tab becomes a space, so its
+// lines are exactly its newlines and, printed on a terminal, it moves no
+// cursor, sets no title and links nothing.
+func Lines(s string) string {
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, string(unicode.ReplacementChar)), "\r\n", "\n")
+	return strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && Breaks(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
 // Breaks reports whether r is a control character or a line or paragraph
 // separator: a character that may end a line for some reader.
 func Breaks(r rune) bool {

@@ -49,17 +49,25 @@ func TestEllipsize(t *testing.T) {
 
 // TestOneLine: every character that may end a line, or drive a terminal,
 // becomes a space; invalid UTF-8 becomes U+FFFD; the rest is kept.
-func TestOneLine(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain é":           "plain é",
-		"a\nb\r\nc":         "a b  c",
-		"\x1b[2J\x1b]0;t\a": " [2J ]0;t ",
-		"a\u2028b\u2029c":   "a b c",
-		"a\x00b\u0085c\td":  "a b c d",
-		"a\xffb":            "a\uFFFDb",
-	} {
-		if got := OneLine(in); got != want {
-			t.Errorf("OneLine(%q) = %q, want %q", in, got, want)
+// TestOneLineAndLines: OneLine puts text on one line; Lines keeps its
+// newlines (a CRLF is one) and tabs and makes the rest of what Breaks a
+// space.
+func TestOneLineAndLines(t *testing.T) {
+	cases := []struct{ in, oneLine, lines string }{
+		{"plain é\n", "plain é ", "plain é\n"},
+		{"a\nb\r\nc\rd", "a b  c d", "a\nb\nc d"},
+		{"\x1b[2J\x1b]0;t\a\b", " [2J ]0;t  ", " [2J ]0;t  "},
+		{"a\u2028b\u2029c", "a b c", "a b c"},
+		{"a\x00b\u0085c\td\x7f", "a b c d ", "a b c\td "},
+		{"\u009b2J", " 2J", " 2J"},
+		{"a\xffb", "a\uFFFDb", "a\uFFFDb"},
+	}
+	for _, c := range cases {
+		if got := OneLine(c.in); got != c.oneLine {
+			t.Errorf("OneLine(%q) = %q, want %q", c.in, got, c.oneLine)
+		}
+		if got := Lines(c.in); got != c.lines {
+			t.Errorf("Lines(%q) = %q, want %q", c.in, got, c.lines)
 		}
 	}
 }
