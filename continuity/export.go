@@ -47,7 +47,8 @@ import (
 // An import (Service.Restore) reads the same format into a tenant that owns no row yet, in
 // one transaction: every line is checked (JSON, a known table, no unknown
 // member, text that is UTF-8 without NUL bytes, the ids and keys a row
-// needs, no block the privacy filter removes in the text baton keeps
+// needs, integers from 0 to math.MaxInt32, the enumerations' values the
+// service writes, no block the privacy filter removes in the text baton keeps
 // filtered: prompts, excerpts, memories' topics and content, records'
 // episode text, bottles' tasks, sessions' briefed topics) and the first
 // bad one refuses the whole import as invalid, naming its line and field.
