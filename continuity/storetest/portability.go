@@ -782,3 +782,27 @@ func testRetention(t *testing.T, h Harness) {
 		wantCode(t, err, continuity.CodeInvalid)
 	})
 }
+
+// RunAcross asserts that an export moves between two stores (two
+// backends): a's export imported into b and b's export of it imported back
+// into a give the same bytes at every step.
+func RunAcross(t *testing.T, a, b Harness) {
+	ctx := context.Background()
+	f, g, back := newFixture(t, a), newFixture(t, b), newFixture(t, a)
+	populate(t, f, tenantA, 3, 20)
+	first, res := exportOf(t, f, tenantA)
+	step := first
+	for i, to := range []*fixture{g, back} {
+		to.clock.Set(f.clock.Now()) // the header's exportedAt
+		got, err := to.svc.Restore(ctx, tenantA, bytes.NewReader(step))
+		if err != nil {
+			t.Fatalf("import %d: %v", i+1, err)
+		}
+		same(t, "the rows imported", got.Rows, res.Rows)
+		step, _ = exportOf(t, to, tenantA)
+		if !bytes.Equal(first, step) {
+			t.Errorf("the export after import %d differs from the first: %s", i+1, diffLine(first, step))
+		}
+		same(t, "the raw counts", rawRows(t, to, tenantA), rawRows(t, f, tenantA))
+	}
+}
