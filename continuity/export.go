@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/bottle/privacy"
 	"github.com/batonhq/baton/continuity/memrule"
+	"github.com/batonhq/baton/triage"
 	"github.com/google/uuid"
 )
 
@@ -45,7 +47,8 @@ import (
 // An import (Service.Restore) reads the same format into a tenant that owns no row yet, in
 // one transaction: every line is checked (JSON, a known table, no unknown
 // member, text that is UTF-8 without NUL bytes, the ids and keys a row
-// needs, no block the privacy filter removes in the text baton keeps
+// needs, integers from 0 to math.MaxInt32, the enumerations' values the
+// service writes, no block the privacy filter removes in the text baton keeps
 // filtered: prompts, excerpts, memories' topics and content, records'
 // episode text, bottles' tasks, sessions' briefed topics) and the first
 // bad one refuses the whole import as invalid, naming its line and field.
@@ -516,6 +519,7 @@ func (t table[T, K]) load(raw json.RawMessage, notUTF8 bool) (func(ctx context.C
 	f := map[string]string{}
 	checkStrings(f, "row", reflect.ValueOf(row), notUTF8)
 	checkTimes(f, "row", reflect.ValueOf(row))
+	checkInts(f, "row", reflect.ValueOf(row))
 	if len(f) == 0 {
 		t.check(row, f)
 	}
@@ -584,6 +588,40 @@ func checkTimes(f map[string]string, name string, v reflect.Value) {
 	}
 }
 
+// intRule is why an integer is refused: every integer of a row is a count,
+// an epoch, a gap or a number the service keeps in an INTEGER column, which
+// is 32 bits on Postgres, and none is ever negative.
+var intRule = "must be an integer from 0 to " + strconv.Itoa(math.MaxInt32)
+
+// checkInts records, for every integer of v (struct members by their JSON
+// names, through pointers), why it cannot be stored: outside 0 to
+// math.MaxInt32. SQLite would store it and Postgres refuse it as a
+// database error, so one export would import into one backend only.
+func checkInts(f map[string]string, name string, v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			checkInts(f, name, v.Elem())
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if n := v.Int(); n < 0 || n > math.MaxInt32 {
+			f[name] = intRule
+		}
+	case reflect.Struct:
+		if _, ok := v.Interface().(time.Time); !ok {
+			eachMember(v, name, func(name string, v reflect.Value) { checkInts(f, name, v) })
+		}
+	}
+}
+
+// needAtLeastOne refuses a count the service starts at 1 (an activation
+// epoch, a prompt's number) when it is 0; checkInts has the range.
+func needAtLeastOne(f map[string]string, name string, n int) {
+	if _, bad := f[name]; !bad && n < 1 {
+		f[name] = "must be at least 1"
+	}
+}
+
 // exportTables are the format's tables in ExportTables order.
 var exportTables = []exportTable{
 	table[Session, uuid.UUID]{table: TableSessions, page: Tx.SessionsAfter, key: func(r *Session) uuid.UUID { return r.ID },
@@ -591,6 +629,12 @@ var exportTables = []exportTable{
 			needID(f, "row.sessionRunId", r.ID)
 			needKey(f, r.Agent, r.SessionID)
 			oneOf(f, "row.source", string(r.Source), string(SourceStartup), string(SourceResume))
+			needAtLeastOne(f, "row.activationEpoch", r.ActivationEpoch)
+			// A status the triage cannot parse fails every later Stop
+			// and close of the conversation.
+			if _, err := triage.ParseStatus(r.TriageStatus); err != nil {
+				f["row.triageStatus"] = "is not a triage status"
+			}
 			needTime(f, "row.openedAt", r.OpenedAt)
 			needTime(f, "row.lastSeenAt", r.LastSeenAt)
 			texts := map[string]string{"row.lastMessageExcerpt": r.LastMessageExcerpt}
@@ -617,6 +661,8 @@ var exportTables = []exportTable{
 		check: func(r *MemoryEvent, f map[string]string) {
 			needID(f, "row.id", r.ID)
 			needID(f, "row.memoryId", r.MemoryID)
+			oneOf(f, "row.eventKind", string(r.Kind), string(EventCreate), string(EventSupersede), string(EventResolve), string(EventUnresolve), string(EventArchive), string(EventImport))
+			oneOf(f, "row.actorKind", string(r.ActorKind), string(ActorUserCLI), string(ActorUserAPI), string(ActorWorker))
 			needTime(f, "row.createdAt", r.CreatedAt)
 		},
 		insert: func(ctx context.Context, tx Tx, r *MemoryEvent) error { return tx.InsertMemoryEvents(ctx, *r) }},
@@ -640,11 +686,20 @@ var exportTables = []exportTable{
 			if r.Path == "" {
 				f["row.path"] = "is required"
 			}
+			oneOf(f, "row.mode", r.Mode, string(bottle.ModeFull), string(bottle.ModeReconstructed))
 			needTime(f, "row.armedAt", r.ArmedAt)
 			needFiltered(f, map[string]string{"row.task": r.Task})
 		},
 		// A consumed marker is armed, then claimed at the instant it was.
+		// Arming upserts: a second row of one conversation is refused as
+		// the conflict a repeated id is, rather than replacing the first.
 		insert: func(ctx context.Context, tx Tx, r *BottleMarker) error {
+			switch _, err := tx.BottleMarker(ctx, r.Agent, r.SessionID); {
+			case err == nil:
+				return Errorf(CodeConflict, "the row already exists: a second bottle marker of one conversation")
+			case ErrorCode(err) != CodeNotFound:
+				return err
+			}
 			if err := tx.ArmBottle(ctx, *r); err != nil || r.ConsumedAt == nil {
 				return err
 			}
@@ -655,9 +710,7 @@ var exportTables = []exportTable{
 		check: func(r *Prompt, f map[string]string) {
 			needID(f, "row.id", r.ID)
 			needKey(f, r.Agent, r.SessionID)
-			if r.Number < 1 {
-				f["row.number"] = "must be at least 1"
-			}
+			needAtLeastOne(f, "row.number", r.Number)
 			needTime(f, "row.at", r.At)
 			needFiltered(f, map[string]string{"row.text": r.Text})
 		},

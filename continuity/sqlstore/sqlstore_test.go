@@ -87,3 +87,8 @@ func TestPostgresTrimFunctionsAreNotPublic(t *testing.T) {
 
 // The suite's optional capabilities: a mismatch would skip their cases.
 var _ storetest.Grants = (*sqlstore.Store)(nil)
+
+// TestExportAcrossBackends moves an export from SQLite to Postgres and back.
+func TestExportAcrossBackends(t *testing.T) {
+	storetest.RunAcross(t, sqltest.SQLite, sqltest.Postgres(t))
+}

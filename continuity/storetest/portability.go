@@ -381,6 +381,12 @@ func testImportRefuses(t *testing.T, h Harness) {
 	prompt := func(text string) string {
 		return `{"table":"prompts","row":{"id":"` + newID().String() + `","agent":"claude-code","sessionId":"s1","number":1,"text":"` + text + `","truncated":false,"at":"2026-11-30T09:00:00Z"}}`
 	}
+	session := func(epoch string) string {
+		return `{"table":"sessions","row":{"sessionRunId":"` + newID().String() + `","agent":"claude-code","sessionId":"s1","source":"startup","openedAt":"2026-11-30T09:00:00Z","lastSeenAt":"2026-11-30T09:00:00Z",` + epoch + `,"triageStatus":"idle"}}`
+	}
+	marker := func(sid string) string {
+		return `{"table":"bottles","row":{"agent":"claude-code","sessionId":"` + sid + `","path":"/b/s1.md","mode":"full","gap":0,"armedAt":"2026-11-30T09:00:00Z"}}`
+	}
 	cases := []struct {
 		name  string
 		input string
@@ -422,6 +428,24 @@ func testImportRefuses(t *testing.T, h Harness) {
 		{"a bad line after good ones", header + "\n" + prompt("p") + "\n" + ledger(id, "") + "\n" + ledger(id2, `,"bogus":1`) + "\n", continuity.CodeInvalid, "line 4: row.bogus"},
 		{"a line over the bound", header + "\n" + prompt(strings.Repeat("x", continuity.MaxExportLineBytes)) + "\n", continuity.CodeInvalid, "line 2"},
 		{"one id twice", header + "\n" + ledger(id, "") + "\n" + ledger(id, "") + "\n", continuity.CodeConflict, ""},
+		// The rules the service writes rows under: an integer Postgres's
+		// INTEGER cannot hold was stored by SQLite and a database error on
+		// Postgres; a negative count, an epoch 0, a triage status, a mode
+		// or an event kind the service never writes was stored by both
+		// (a status triage cannot parse fails every later Stop).
+		{"a prompt number over 32 bits", header + "\n" + strings.Replace(prompt("p"), `"number":1`, `"number":3000000000`, 1) + "\n", continuity.CodeInvalid, "line 2: row.number"},
+		{"an epoch over 32 bits", header + "\n" + session(`"activationEpoch":3000000000`) + "\n", continuity.CodeInvalid, "line 2: row.activationEpoch"},
+		{"an epoch 0", header + "\n" + session(`"activationEpoch":0`) + "\n", continuity.CodeInvalid, "line 2: row.activationEpoch"},
+		{"a negative stop count", header + "\n" + session(`"activationEpoch":1,"stopCount":-5`) + "\n", continuity.CodeInvalid, "line 2: row.stopCount"},
+		{"an unknown triage status", header + "\n" + strings.Replace(session(`"activationEpoch":1`), `"idle"`, `"bogus"`, 1) + "\n", continuity.CodeInvalid, "line 2: row.triageStatus"},
+		{"a bottle gap over 32 bits", header + "\n" + strings.Replace(marker("s1"), `"gap":0`, `"gap":3000000000`, 1) + "\n", continuity.CodeInvalid, "line 2: row.gap"},
+		{"a negative bottle gap", header + "\n" + strings.Replace(marker("s1"), `"gap":0`, `"gap":-1`, 1) + "\n", continuity.CodeInvalid, "line 2: row.gap"},
+		{"an unknown bottle mode", header + "\n" + strings.Replace(marker("s1"), `"full"`, `"bogus"`, 1) + "\n", continuity.CodeInvalid, "line 2: row.mode"},
+		{"an event without its kinds", header + "\n" + `{"table":"memory_events","row":{"id":"` + id.String() + `","memoryId":"` + id2.String() + `","createdAt":"2026-11-30T09:00:00Z"}}` + "\n", continuity.CodeInvalid, "line 2: row.eventKind"},
+		{"an unknown actor kind", header + "\n" + `{"table":"memory_events","row":{"id":"` + id.String() + `","memoryId":"` + id2.String() + `","eventKind":"create","actorKind":"root","createdAt":"2026-11-30T09:00:00Z"}}` + "\n", continuity.CodeInvalid, "line 2: row.actorKind"},
+		// Arming upserts: the second marker of one conversation replaced
+		// the first, and the count at the end blamed a concurrent write.
+		{"one conversation's marker twice", header + "\n" + marker("s1") + "\n" + marker("s1") + "\n", continuity.CodeConflict, ""},
 	}
 	for _, tc := range cases {
 		_, err := f.svc.Restore(ctx, tenantA, strings.NewReader(tc.input))
@@ -757,4 +781,28 @@ func testRetention(t *testing.T, h Harness) {
 		_, err = f.svc.Prune(ctx, "", now)
 		wantCode(t, err, continuity.CodeInvalid)
 	})
+}
+
+// RunAcross asserts that an export moves between two stores (two
+// backends): a's export imported into b and b's export of it imported back
+// into a give the same bytes at every step.
+func RunAcross(t *testing.T, a, b Harness) {
+	ctx := context.Background()
+	f, g, back := newFixture(t, a), newFixture(t, b), newFixture(t, a)
+	populate(t, f, tenantA, 3, 20)
+	first, res := exportOf(t, f, tenantA)
+	step := first
+	for i, to := range []*fixture{g, back} {
+		to.clock.Set(f.clock.Now()) // the header's exportedAt
+		got, err := to.svc.Restore(ctx, tenantA, bytes.NewReader(step))
+		if err != nil {
+			t.Fatalf("import %d: %v", i+1, err)
+		}
+		same(t, "the rows imported", got.Rows, res.Rows)
+		step, _ = exportOf(t, to, tenantA)
+		if !bytes.Equal(first, step) {
+			t.Errorf("the export after import %d differs from the first: %s", i+1, diffLine(first, step))
+		}
+		same(t, "the raw counts", rawRows(t, to, tenantA), rawRows(t, f, tenantA))
+	}
 }

@@ -157,16 +157,23 @@ func (c *ForgetCmd) Run(ctx context.Context, env *Env, api continuity.API) error
 	if err != nil {
 		return err
 	}
+	home, err := env.home()
+	if err != nil {
+		return err
+	}
+	// Removing the bottles directory when it is a symbolic link removes the
+	// link and leaves every bottle where it points, while saying they are
+	// gone; deleting what it points at could delete what is not baton's.
+	// Either way forget refuses before it erases anything.
+	dir := (&bottle.Bottler{Home: home}).Dir()
+	if target, link := linkTarget(dir); link {
+		return fmt.Errorf("the bottles directory %s is a symbolic link to %s, which forget does not follow: remove the bottles there and the link yourself, then run forget again", dir, target)
+	}
 	res, err := td.Erase(ctx, continuity.EraseParams{})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "erased %d rows\n", res.Deleted)
-	home, err := env.home()
-	if err != nil {
-		return err
-	}
-	dir := (&bottle.Bottler{Home: home}).Dir()
 	if err := os.RemoveAll(dir); err != nil {
 		return fmt.Errorf("the bottles could not be removed: %w", err)
 	}
@@ -191,7 +198,16 @@ func rowCounts(rows map[string]int) string {
 // and parse caches beside the bottles are not the tenant's data and are
 // left out.
 func tarBottles(home string, w io.Writer) (n int, err error) {
-	root := (&bottle.Bottler{Home: home}).Dir()
+	dir := (&bottle.Bottler{Home: home}).Dir()
+	// A bottles directory that is a symbolic link is where the bottler
+	// writes: the walk, which never follows a link, starts at its target
+	// and names the files as under dir.
+	root := dir
+	if target, link := linkTarget(dir); link {
+		if root, err = filepath.EvalSymlinks(dir); err != nil {
+			return 0, fmt.Errorf("the bottles directory is a symbolic link to %s, which cannot be read: %w", target, err)
+		}
+	}
 	zw := gzip.NewWriter(w)
 	tw := tar.NewWriter(zw)
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -204,19 +220,25 @@ func tarBottles(home string, w io.Writer) (n int, err error) {
 			return nil
 		}
 		n++
-		return addFile(tw, home, path)
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		return addFile(tw, path, filepath.Join(filepath.Base(dir), rel))
 	})
 	return n, errors.Join(err, tw.Close(), zw.Close())
 }
 
-// addFile writes one file to the tarball under its path relative to home,
-// with forward slashes whatever the platform.
-func addFile(tw *tar.Writer, home, path string) error {
+// linkTarget reports whether path is a symbolic link, and where it points.
+func linkTarget(path string) (string, bool) {
+	target, err := os.Readlink(path)
+	return target, err == nil
+}
+
+// addFile writes the file at path to the tarball as rel (a path relative
+// to home), with forward slashes whatever the platform.
+func addFile(tw *tar.Writer, path, rel string) error {
 	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	rel, err := filepath.Rel(home, path)
 	if err != nil {
 		return err
 	}

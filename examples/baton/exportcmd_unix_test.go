@@ -1,0 +1,97 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestExportForgetSymbolicLinks: export and forget with symbolic links
+// under BATON_HOME. A link inside the bottles directory (to a directory or
+// a file outside the home) is neither archived nor followed: forget removes
+// the link and nothing it points at. A bottles directory that is itself a
+// link is where the bottler writes: export archived none of its files and
+// forget removed the link alone, leaving every bottle where it points while
+// saying they were removed; now export archives them and forget refuses
+// before it erases anything.
+func TestExportForgetSymbolicLinks(t *testing.T) {
+	const bottleName = "bottles/claude-code/s1.bottle/index.md"
+	cases := []struct {
+		name string
+		// lay makes home's bottles, with outside a directory beyond home.
+		lay        func(t *testing.T, home, outside string)
+		forgetOK   bool
+		leftInside bool // the bottle is still there after forget
+	}{
+		{"links inside the bottles", func(t *testing.T, home, outside string) {
+			write(t, filepath.Join(home, filepath.FromSlash(bottleName)), 0o400) // read-only
+			link(t, outside, filepath.Join(home, "bottles", "claude-code", "out"))
+			link(t, filepath.Join(outside, "keep.md"), filepath.Join(home, "bottles", "claude-code", "out.md"))
+		}, true, false},
+		{"the bottles directory a link", func(t *testing.T, home, outside string) {
+			real := filepath.Join(outside, "real")
+			write(t, filepath.Join(real, "claude-code", "s1.bottle", "index.md"), 0o600)
+			link(t, real, filepath.Join(home, "bottles"))
+		}, false, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			env := testEnv(t)
+			if _, stderr, status := run(t, env, []string{"remember", "--topic", "note", "a note"}); status != exitOK {
+				t.Fatalf("remember: %s", stderr)
+			}
+			outside := t.TempDir()
+			write(t, filepath.Join(outside, "keep.md"), 0o600)
+			tc.lay(t, env.Home, outside)
+
+			out := filepath.Join(t.TempDir(), "export.jsonl")
+			if _, stderr, status := run(t, env, []string{"export", "--out", out}); status != exitOK || !strings.Contains(stderr, "copied 1 bottle files") {
+				t.Fatalf("export: %d %q", status, stderr)
+			}
+			if got := tarNames(t, out+bottlesTarSuffix); !slices.Equal(got, []string{bottleName}) {
+				t.Errorf("the bottles tarball holds %v, want %v", got, []string{bottleName})
+			}
+
+			stdout, stderr, status := run(t, env, []string{"forget", "--yes"})
+			if ok := status == exitOK; ok != tc.forgetOK {
+				t.Fatalf("forget: %d %q %q", status, stdout, stderr)
+			}
+			if !tc.forgetOK && !strings.Contains(stderr, "symbolic link") {
+				t.Errorf("forget refused with %q, which does not name the link", stderr)
+			}
+			if rows, _, _ := run(t, env, []string{"export"}); (rowsOf(t, rows) == "") != tc.forgetOK {
+				t.Errorf("after forget (ok %v) the rows are %q", tc.forgetOK, rowsOf(t, rows))
+			}
+			if _, err := os.Stat(filepath.Join(outside, "keep.md")); err != nil {
+				t.Errorf("forget removed a file outside the home: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(env.Home, filepath.FromSlash(bottleName))); (err == nil) != tc.leftInside {
+				t.Errorf("the bottle after forget: %v", err)
+			}
+		})
+	}
+}
+
+func write(t *testing.T, path string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("# bottle"), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func link(t *testing.T, target, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+}
