@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"path"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/batonhq/baton/adapters/statuspage"
@@ -264,6 +265,13 @@ func decodeRequest(w http.ResponseWriter, r *http.Request, rt *route) (any, erro
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return nil, continuity.Invalid("Content-Type", "must be application/json")
 	}
+	// The body is read as sent: one declared compressed (gzip, br, ...) is
+	// refused rather than read as its raw bytes, which would act on a body
+	// other than the one the header says it is (and decompressing it would
+	// let 64 KiB stand for gigabytes).
+	if !identityEncoding(r.Header.Values("Content-Encoding")) {
+		return nil, continuity.Invalid("Content-Encoding", "must be absent or identity: bodies are read uncompressed")
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	var tooLarge *http.MaxBytesError
 	switch {
@@ -273,6 +281,19 @@ func decodeRequest(w http.ResponseWriter, r *http.Request, rt *route) (any, erro
 		return nil, continuity.Invalid("body", "could not be read")
 	}
 	return req, decodeBody(body, req)
+}
+
+// identityEncoding reports whether the Content-Encoding values of a
+// request name no coding but identity.
+func identityEncoding(values []string) bool {
+	for _, v := range values {
+		for coding := range strings.SplitSeq(v, ",") {
+			if c := strings.TrimSpace(coding); c != "" && !strings.EqualFold(c, "identity") {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // writeJSON answers status with v as JSON. A 401 carries the challenge
