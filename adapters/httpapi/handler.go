@@ -111,7 +111,9 @@ func canonical(p string) bool {
 
 // observe logs each request of a route: its id (also answered as
 // X-Request-Id), the route, the status and the duration, and aborted=true
-// when the answer was cut off after its status (a stream that failed).
+// when the answer was cut off after its status (a stream that failed) or
+// never sent (a handler that panicked: net/http then drops the connection),
+// the status then 0.
 // Nothing a caller sent is logged, so no memory content, excerpt or prompt
 // ever is.
 func (h *handler) observe(route string, serve http.HandlerFunc) http.Handler {
@@ -119,7 +121,7 @@ func (h *handler) observe(route string, serve http.HandlerFunc) http.Handler {
 		start := time.Now()
 		id := uuid.NewString()
 		w.Header().Set("X-Request-Id", id)
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		sw := &statusWriter{ResponseWriter: w}
 		answered := false
 		// Deferred, so a request whose answer is aborted (a panic with
 		// http.ErrAbortHandler, which net/http then swallows) is logged too.
@@ -133,6 +135,9 @@ func (h *handler) observe(route string, serve http.HandlerFunc) http.Handler {
 		}()
 		serve(sw, r)
 		answered = true
+		if sw.status == 0 {
+			sw.status = http.StatusOK // net/http answers a handler that wrote nothing
+		}
 	})
 }
 
@@ -313,15 +318,25 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Write(append(b, '\n'))
 }
 
-// statusWriter remembers the status a handler answered.
+// statusWriter remembers the status a handler answered: the first final
+// one, as net/http sends it; 0 while none is sent.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
 }
 
 func (s *statusWriter) WriteHeader(status int) {
-	s.status = status
+	if s.status == 0 && status >= 200 {
+		s.status = status
+	}
 	s.ResponseWriter.WriteHeader(status)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
 }
 
 // Unwrap lets http.ResponseController reach the connection's writer.
