@@ -121,6 +121,11 @@ func (h *handler) observe(route string, serve http.HandlerFunc) http.Handler {
 		start := time.Now()
 		id := uuid.NewString()
 		w.Header().Set("X-Request-Id", id)
+		// No answer is ever to be read as another type than it says: a
+		// page may have a browser fetch any GET as a script or a style, key
+		// or not (a keyless server takes every request to its loopback
+		// host for the local tenant's).
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		sw := &statusWriter{ResponseWriter: w}
 		answered := false
 		// Deferred, so a request whose answer is aborted (a panic with
