@@ -239,13 +239,25 @@ func (a localAuthenticator) Authenticate(r *http.Request) (string, error) {
 	}
 	// A page's script, style or image tag loads a GET with no Origin; the
 	// browser says whence in Sec-Fetch-Site (same-site: another port of
-	// localhost). Only the server's own pages and what the user typed pass.
+	// localhost). Only the server's own pages, what the user typed and a
+	// link followed to a whole window (whose page the linking one cannot
+	// read) pass.
 	switch site := strings.ToLower(r.Header.Get("Sec-Fetch-Site")); site {
 	case "", "same-origin", "none":
 	default:
-		return "", errNotLocal
+		if !windowNavigation(r) {
+			return "", errNotLocal
+		}
 	}
 	return a.tenant, nil
+}
+
+// windowNavigation reports whether r, by its fetch metadata, is a GET that
+// loads a window's document (a followed link), not a frame or a
+// subresource.
+func windowNavigation(r *http.Request) bool {
+	return r.Method == http.MethodGet && strings.EqualFold(r.Header.Get("Sec-Fetch-Mode"), "navigate") &&
+		strings.EqualFold(r.Header.Get("Sec-Fetch-Dest"), "document")
 }
 
 // serverOrigin is the origin a page served by this server sends: the

@@ -251,7 +251,9 @@ func TestServeLocal(t *testing.T) {
 		name, host, origin string
 		ctype              string // a write's Content-Type; "" reads
 		status             int
-		site               string // Sec-Fetch-Site, as a browser sends it; "" sends none
+		// site is Sec-Fetch-Site as a browser sends it, and after a space
+		// Sec-Fetch-Mode/Sec-Fetch-Dest; "" sends none.
+		site string
 	}{
 		{"the listen address", s.addr, "", "", http.StatusOK, ""},
 		{"localhost", "localhost", "", "", http.StatusOK, ""},
@@ -277,6 +279,10 @@ func TestServeLocal(t *testing.T) {
 		{"a script tag's read, the site in capitals", s.addr, "", "", http.StatusForbidden, "Cross-Site"},
 		{"a read of the server's own page", s.addr, "", "", http.StatusOK, "same-origin"},
 		{"a read the user typed in the address bar", s.addr, "", "", http.StatusOK, "none"},
+		{"a script tag's read from a page of another site, in full", s.addr, "", "", http.StatusForbidden, "cross-site no-cors/script"},
+		{"a link from a page of another site followed to a window", s.addr, "", "", http.StatusOK, "cross-site navigate/document"},
+		{"a page of another site framing it", s.addr, "", "", http.StatusForbidden, "cross-site navigate/iframe"},
+		{"a page on another port framing it", s.addr, "", "", http.StatusForbidden, "same-site navigate/iframe"},
 		{"a write from a page on another port claiming its origin is the server's", s.addr, s.url(), "application/json", http.StatusForbidden, "same-site"},
 	}
 	for _, tc := range cases {
@@ -289,7 +295,12 @@ func TestServeLocal(t *testing.T) {
 		if tc.origin != "" {
 			req.Header.Set("Origin", tc.origin)
 		}
-		if tc.site != "" {
+		if site, fetch, ok := strings.Cut(tc.site, " "); ok {
+			mode, dest, _ := strings.Cut(fetch, "/")
+			req.Header.Set("Sec-Fetch-Mode", mode)
+			req.Header.Set("Sec-Fetch-Dest", dest)
+			req.Header.Set("Sec-Fetch-Site", site)
+		} else if tc.site != "" {
 			req.Header.Set("Sec-Fetch-Site", tc.site)
 		}
 		resp, err := http.DefaultClient.Do(req)
