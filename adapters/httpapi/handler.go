@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"path"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/batonhq/baton/adapters/statuspage"
@@ -110,7 +111,9 @@ func canonical(p string) bool {
 
 // observe logs each request of a route: its id (also answered as
 // X-Request-Id), the route, the status and the duration, and aborted=true
-// when the answer was cut off after its status (a stream that failed).
+// when the answer was cut off after its status (a stream that failed) or
+// never sent (a handler that panicked: net/http then drops the connection),
+// the status then 0.
 // Nothing a caller sent is logged, so no memory content, excerpt or prompt
 // ever is.
 func (h *handler) observe(route string, serve http.HandlerFunc) http.Handler {
@@ -118,7 +121,12 @@ func (h *handler) observe(route string, serve http.HandlerFunc) http.Handler {
 		start := time.Now()
 		id := uuid.NewString()
 		w.Header().Set("X-Request-Id", id)
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		// No answer is ever to be read as another type than it says: a
+		// page may have a browser fetch any GET as a script or a style, key
+		// or not (a keyless server takes every request to its loopback
+		// host for the local tenant's).
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		sw := &statusWriter{ResponseWriter: w}
 		answered := false
 		// Deferred, so a request whose answer is aborted (a panic with
 		// http.ErrAbortHandler, which net/http then swallows) is logged too.
@@ -132,6 +140,9 @@ func (h *handler) observe(route string, serve http.HandlerFunc) http.Handler {
 		}()
 		serve(sw, r)
 		answered = true
+		if sw.status == 0 {
+			sw.status = http.StatusOK // net/http answers a handler that wrote nothing
+		}
 	})
 }
 
@@ -264,6 +275,13 @@ func decodeRequest(w http.ResponseWriter, r *http.Request, rt *route) (any, erro
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return nil, continuity.Invalid("Content-Type", "must be application/json")
 	}
+	// The body is read as sent: one declared compressed (gzip, br, ...) is
+	// refused rather than read as its raw bytes, which would act on a body
+	// other than the one the header says it is (and decompressing it would
+	// let 64 KiB stand for gigabytes).
+	if !identityEncoding(r.Header.Values("Content-Encoding")) {
+		return nil, continuity.Invalid("Content-Encoding", "must be absent or identity: bodies are read uncompressed")
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	var tooLarge *http.MaxBytesError
 	switch {
@@ -273,6 +291,19 @@ func decodeRequest(w http.ResponseWriter, r *http.Request, rt *route) (any, erro
 		return nil, continuity.Invalid("body", "could not be read")
 	}
 	return req, decodeBody(body, req)
+}
+
+// identityEncoding reports whether the Content-Encoding values of a
+// request name no coding but identity.
+func identityEncoding(values []string) bool {
+	for _, v := range values {
+		for coding := range strings.SplitSeq(v, ",") {
+			if c := strings.TrimSpace(coding); c != "" && !strings.EqualFold(c, "identity") {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // writeJSON answers status with v as JSON. A 401 carries the challenge
@@ -292,15 +323,25 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Write(append(b, '\n'))
 }
 
-// statusWriter remembers the status a handler answered.
+// statusWriter remembers the status a handler answered: the first final
+// one, as net/http sends it; 0 while none is sent.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
 }
 
 func (s *statusWriter) WriteHeader(status int) {
-	s.status = status
+	if s.status == 0 && status >= 200 {
+		s.status = status
+	}
 	s.ResponseWriter.WriteHeader(status)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
 }
 
 // Unwrap lets http.ResponseController reach the connection's writer.

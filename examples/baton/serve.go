@@ -216,7 +216,8 @@ func loopbackHost(host string) bool {
 // sends that name) and none that a page of another origin sends: a page's
 // Origin must be the server's own, scheme, host and port (a page served on
 // another port of localhost is another origin, and could otherwise plant
-// memories that the agent's next briefing shows). The handler takes only
+// memories that the agent's next briefing shows), nor a Sec-Fetch-Site
+// other than the server's own (a tag's GET sends no Origin). The handler takes only
 // JSON bodies, which a browser sends to another origin only after asking.
 type localAuthenticator struct{ tenant string }
 
@@ -236,7 +237,27 @@ func (a localAuthenticator) Authenticate(r *http.Request) (string, error) {
 	if origin := r.Header.Get("Origin"); origin != "" && !strings.EqualFold(origin, serverOrigin(r)) {
 		return "", errNotLocal
 	}
+	// A page's script, style or image tag loads a GET with no Origin; the
+	// browser says whence in Sec-Fetch-Site (same-site: another port of
+	// localhost). Only the server's own pages, what the user typed and a
+	// link followed to a whole window (whose page the linking one cannot
+	// read) pass.
+	switch site := strings.ToLower(r.Header.Get("Sec-Fetch-Site")); site {
+	case "", "same-origin", "none":
+	default:
+		if !windowNavigation(r) {
+			return "", errNotLocal
+		}
+	}
 	return a.tenant, nil
+}
+
+// windowNavigation reports whether r, by its fetch metadata, is a GET that
+// loads a window's document (a followed link), not a frame or a
+// subresource.
+func windowNavigation(r *http.Request) bool {
+	return r.Method == http.MethodGet && strings.EqualFold(r.Header.Get("Sec-Fetch-Mode"), "navigate") &&
+		strings.EqualFold(r.Header.Get("Sec-Fetch-Dest"), "document")
 }
 
 // serverOrigin is the origin a page served by this server sends: the

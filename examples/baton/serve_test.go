@@ -251,24 +251,39 @@ func TestServeLocal(t *testing.T) {
 		name, host, origin string
 		ctype              string // a write's Content-Type; "" reads
 		status             int
+		// site is Sec-Fetch-Site as a browser sends it, and after a space
+		// Sec-Fetch-Mode/Sec-Fetch-Dest; "" sends none.
+		site string
 	}{
-		{"the listen address", s.addr, "", "", http.StatusOK},
-		{"localhost", "localhost", "", "", http.StatusOK},
-		{"IPv6 loopback", "[::1]:8377", "", "", http.StatusOK},
-		{"a page of the server's own origin", s.addr, s.url(), "", http.StatusOK},
-		{"a page of the server's own origin, in capitals", s.addr, strings.ToUpper(s.url()), "", http.StatusOK},
-		{"a page on another port of localhost", s.addr, "http://localhost:3000", "", http.StatusForbidden},
-		{"a page on another port of the server's address", s.addr, "http://" + otherPort(s.addr), "", http.StatusForbidden},
-		{"a page of the server's address over https", s.addr, "https://" + s.addr, "", http.StatusForbidden},
-		{"a page of the server's address on localhost", "localhost:" + port(s.addr), "http://127.0.0.1:" + port(s.addr), "", http.StatusForbidden},
-		{"a page on localhost, the host it addressed", "localhost:" + port(s.addr), "http://localhost:" + port(s.addr), "", http.StatusOK},
-		{"a rebound name", "evil.example:8377", "", "", http.StatusForbidden},
-		{"a private address", "192.168.1.2", "", "", http.StatusForbidden},
-		{"a page of another origin", s.addr, "https://evil.example", "", http.StatusForbidden},
-		{"a sandboxed page", s.addr, "null", "", http.StatusForbidden},
-		{"a write from a page on another port, text/plain", s.addr, "http://localhost:3000", "text/plain", http.StatusForbidden},
-		{"a write from the server's own origin, text/plain", s.addr, s.url(), "text/plain", http.StatusBadRequest},
-		{"a write from a page on another port, JSON", s.addr, "http://localhost:3000", "application/json", http.StatusForbidden},
+		{"the listen address", s.addr, "", "", http.StatusOK, ""},
+		{"localhost", "localhost", "", "", http.StatusOK, ""},
+		{"IPv6 loopback", "[::1]:8377", "", "", http.StatusOK, ""},
+		{"a page of the server's own origin", s.addr, s.url(), "", http.StatusOK, ""},
+		{"a page of the server's own origin, in capitals", s.addr, strings.ToUpper(s.url()), "", http.StatusOK, ""},
+		{"a page on another port of localhost", s.addr, "http://localhost:3000", "", http.StatusForbidden, ""},
+		{"a page on another port of the server's address", s.addr, "http://" + otherPort(s.addr), "", http.StatusForbidden, ""},
+		{"a page of the server's address over https", s.addr, "https://" + s.addr, "", http.StatusForbidden, ""},
+		{"a page of the server's address on localhost", "localhost:" + port(s.addr), "http://127.0.0.1:" + port(s.addr), "", http.StatusForbidden, ""},
+		{"a page on localhost, the host it addressed", "localhost:" + port(s.addr), "http://localhost:" + port(s.addr), "", http.StatusOK, ""},
+		{"a rebound name", "evil.example:8377", "", "", http.StatusForbidden, ""},
+		{"a private address", "192.168.1.2", "", "", http.StatusForbidden, ""},
+		{"a page of another origin", s.addr, "https://evil.example", "", http.StatusForbidden, ""},
+		{"a sandboxed page", s.addr, "null", "", http.StatusForbidden, ""},
+		{"a write from a page on another port, text/plain", s.addr, "http://localhost:3000", "text/plain", http.StatusForbidden, ""},
+		{"a write from the server's own origin, text/plain", s.addr, s.url(), "text/plain", http.StatusBadRequest, ""},
+		{"a write from a page on another port, JSON", s.addr, "http://localhost:3000", "application/json", http.StatusForbidden, ""},
+		// A page's <script src> or <img> GET carries no Origin, but a
+		// browser says where it came from in Sec-Fetch-Site.
+		{"a script tag's read from a page of another site", s.addr, "", "", http.StatusForbidden, "cross-site"},
+		{"a script tag's read from a page on another port", s.addr, "", "", http.StatusForbidden, "same-site"},
+		{"a script tag's read, the site in capitals", s.addr, "", "", http.StatusForbidden, "Cross-Site"},
+		{"a read of the server's own page", s.addr, "", "", http.StatusOK, "same-origin"},
+		{"a read the user typed in the address bar", s.addr, "", "", http.StatusOK, "none"},
+		{"a script tag's read from a page of another site, in full", s.addr, "", "", http.StatusForbidden, "cross-site no-cors/script"},
+		{"a link from a page of another site followed to a window", s.addr, "", "", http.StatusOK, "cross-site navigate/document"},
+		{"a page of another site framing it", s.addr, "", "", http.StatusForbidden, "cross-site navigate/iframe"},
+		{"a page on another port framing it", s.addr, "", "", http.StatusForbidden, "same-site navigate/iframe"},
+		{"a write from a page on another port claiming its origin is the server's", s.addr, s.url(), "application/json", http.StatusForbidden, "same-site"},
 	}
 	for _, tc := range cases {
 		req, _ := http.NewRequest(http.MethodGet, s.url()+"/api/v1/memories/"+w.Memory.ID.String(), nil)
@@ -279,6 +294,14 @@ func TestServeLocal(t *testing.T) {
 		req.Host = tc.host
 		if tc.origin != "" {
 			req.Header.Set("Origin", tc.origin)
+		}
+		if site, fetch, ok := strings.Cut(tc.site, " "); ok {
+			mode, dest, _ := strings.Cut(fetch, "/")
+			req.Header.Set("Sec-Fetch-Mode", mode)
+			req.Header.Set("Sec-Fetch-Dest", dest)
+			req.Header.Set("Sec-Fetch-Site", site)
+		} else if tc.site != "" {
+			req.Header.Set("Sec-Fetch-Site", tc.site)
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
