@@ -95,6 +95,14 @@ func TestFailurePosture(t *testing.T) {
 	if err := os.WriteFile(fileHome, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A pipe the harness wrote and keeps open, as a harness that never
+	// closes stdin leaves it.
+	heldOpen := func(payload string) io.Reader {
+		r, w := io.Pipe()
+		go w.Write([]byte(payload))
+		t.Cleanup(func() { w.Close() })
+		return r
+	}
 	huge := io.MultiReader(strings.NewReader(`{"session_id":"s1","hook_event_name":"Stop","last_assistant_message":"`),
 		strings.NewReader(strings.Repeat("a", 8<<20)), strings.NewReader(`"}`))
 
@@ -102,6 +110,7 @@ func TestFailurePosture(t *testing.T) {
 		name, harness, event string
 		stdin                io.Reader
 		role                 string
+		timeout              time.Duration
 		open                 func(t *testing.T, home string) func(context.Context) (continuity.API, error)
 		// stderr is what the one stderr line says; "" wants none.
 		stderr string
@@ -131,6 +140,19 @@ func TestFailurePosture(t *testing.T) {
 		{name: "stdin over 8 MiB", harness: "claude-code", event: "stop", stdin: huge,
 			stderr: "claude-code Stop: too_large: stdin is larger than 8388608 bytes",
 			ledger: "failed claude-code Stop: local: stdin: too_large: stdin is larger than 8388608 bytes\nreceived claude-code Stop\n"},
+		{name: "a whole payload on a pipe never closed", harness: "codex", stdin: heldOpen(`{"session_id":"s1","hook_event_name":"SessionEnd","reason":"other"}`),
+			stderr: "codex SessionEnd: not_found: session not found",
+			ledger: "failed codex SessionEnd: not_found: session not found\nreceived codex SessionEnd\n"},
+		{name: "a whole payload and a trailing value on a pipe never closed", harness: "codex", event: "end", stdin: heldOpen(`{"session_id":"s1","hook_event_name":"SessionEnd"} {"x":1}`),
+			stderr: "codex SessionEnd: invalid: invalid input (stdin: must be one JSON object)",
+			ledger: "failed codex SessionEnd: local: stdin: invalid: invalid input (stdin: must be one JSON object)\nreceived codex SessionEnd\n"},
+		{name: "half a payload on a pipe never closed", harness: "claude-code", event: "stop", timeout: 400 * time.Millisecond,
+			stdin:  heldOpen(`{"session_id":"s1","hook_event_name":"Stop"`),
+			stderr: "claude-code Stop: invalid: invalid input (stdin: held no whole JSON object after 200ms and was not closed)",
+			ledger: "failed claude-code Stop: local: stdin: invalid: invalid input (stdin: held no whole JSON object after 200ms and was not closed)\nreceived claude-code Stop\n"},
+		{name: "nothing on a pipe never closed", harness: "codex", event: "end", timeout: 400 * time.Millisecond, stdin: heldOpen(""),
+			stderr: "codex SessionEnd: invalid: invalid input (stdin: held no whole JSON object after 200ms and was not closed)",
+			ledger: "failed codex SessionEnd: local: stdin: invalid: invalid input (stdin: held no whole JSON object after 200ms and was not closed)\nreceived codex SessionEnd\n"},
 		{name: "a key of the wrong type", harness: "codex", stdin: strings.NewReader(`{"session_id":42,"hook_event_name":"Stop","stop_hook_active":"yes"}`),
 			stderr: "codex Stop: invalid: invalid input (session_id: must be a string; stop_hook_active: must be a boolean)",
 			ledger: "failed codex Stop: local: stdin: invalid: invalid input (session_id: must be a string; stop_hook_active: must be a boolean)\nreceived codex Stop\n"},
@@ -202,8 +224,17 @@ func TestFailurePosture(t *testing.T) {
 			}
 			var out, errOut bytes.Buffer
 			inv := hook.Invocation{Harness: tc.harness, Event: tc.event, Stdin: tc.stdin, Stdout: &out, Stderr: &errOut,
-				Dir: dir, Home: home, Role: tc.role, Open: open}
-			inv.Run(context.Background())
+				Dir: dir, Home: home, Role: tc.role, Open: open, Timeout: tc.timeout}
+			ran := make(chan struct{})
+			go func() {
+				defer close(ran)
+				inv.Run(context.Background())
+			}()
+			select {
+			case <-ran:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the hook did not return within 10s")
+			}
 			if out.Len() != 0 {
 				t.Errorf("stdout = %q, want nothing", out.String())
 			}

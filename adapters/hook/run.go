@@ -1,7 +1,9 @@
 package hook
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -100,7 +102,10 @@ func (inv *Invocation) Run(ctx context.Context) {
 		say("%v", err)
 		return
 	}
-	data, rerr := readBounded(inv.Stdin, table().StdinLimit)
+	// The budget runs from here: a harness that is slow to write its
+	// payload, or never closes the pipe, spends it as the work would.
+	start := time.Now()
+	data, rerr := readStdin(inv.Stdin, table().StdinLimit, inv.timeout(argKind(h, inv.Event))/2)
 	var ev Event
 	if rerr == nil {
 		ev, err = Normalize(h, inv.Event, data, inv.Dir)
@@ -108,7 +113,7 @@ func (inv *Invocation) Run(ctx context.Context) {
 		ev, _ = Normalize(h, inv.Event, nil, inv.Dir)
 		err = rerr
 	}
-	ctx, cancel := context.WithTimeout(ctx, inv.timeout(ev.Kind))
+	ctx, cancel := context.WithDeadline(ctx, start.Add(inv.timeout(ev.Kind)))
 	defer cancel()
 	what := h.Name
 	if ev.ProviderEvent != "" {
@@ -193,19 +198,64 @@ func (inv *Invocation) recordFailure(ctx context.Context, h *Harness, ev Event, 
 	return api.RecordFailure(ctx, continuity.FailureParams{EventParams: p, ReceiptID: id.String(), Reason: reason})
 }
 
-// readBounded reads r up to limit bytes; more is too_large.
+// argKind is the kind of the event the EVENT argument names in any of
+// h's dialects, "" when it names none: the budget stdin is read within is
+// known before the payload is.
+func argKind(h *Harness, arg string) continuity.HookKind {
+	for i := range h.Dialects {
+		if e, ok := h.Dialects[i].event(arg); ok {
+			return e.Kind
+		}
+	}
+	return ""
+}
+
+// readStdin is readBounded within wait: a harness that keeps the pipe open
+// without completing a payload costs the hook at most wait, and the
+// event then fails, naming stdin, with the rest of its budget left to
+// record the failure. The read goes on behind a timed-out call until the
+// process exits.
+func readStdin(r io.Reader, limit int64, wait time.Duration) ([]byte, error) {
+	type read struct {
+		data []byte
+		err  error
+	}
+	done := make(chan read, 1)
+	go func() {
+		data, err := readBounded(r, limit)
+		done <- read{data, err}
+	}()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case got := <-done:
+		return got.data, got.err
+	case <-timer.C:
+		return nil, continuity.Invalid("stdin", fmt.Sprintf("held no whole JSON object after %v and was not closed", wait.Round(time.Millisecond)))
+	}
+}
+
+// readBounded reads r up to limit bytes; more is too_large. It stops at
+// the end of the first JSON value rather than waiting for the end of
+// stdin, so that a harness that writes its payload and keeps the pipe open
+// is answered at once: what follows the value in the same read is kept,
+// for Normalize to refuse, what a later write would add is not read. Input
+// that is not JSON is read no further than where it stops being JSON.
 func readBounded(r io.Reader, limit int64) ([]byte, error) {
 	if r == nil {
 		return nil, continuity.Invalid("stdin", "must be one JSON object")
 	}
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
+	var data bytes.Buffer
+	var first json.RawMessage
+	err := json.NewDecoder(io.TeeReader(io.LimitReader(r, limit+1), &data)).Decode(&first)
+	var syntax *json.SyntaxError
+	switch {
+	case int64(data.Len()) > limit:
+		return nil, continuity.Errorf(continuity.CodeTooLarge, "stdin is larger than %d bytes", limit)
+	case err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.As(err, &syntax):
 		return nil, &continuity.Error{Code: continuity.CodeInvalid, Message: "stdin could not be read", Err: err}
 	}
-	if int64(len(data)) > limit {
-		return nil, continuity.Errorf(continuity.CodeTooLarge, "stdin is larger than %d bytes", limit)
-	}
-	return data, nil
+	return data.Bytes(), nil
 }
 
 // describe renders an error for the stderr line and the ledger: a baton

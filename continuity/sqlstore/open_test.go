@@ -24,6 +24,11 @@ func TestOpenRefusesWhatIsNoSQLitePath(t *testing.T) {
 		"baton.db?mode=ro",
 		"baton.db#x",
 		"dir/baton\x00.db",
+		// libpq's key=value strings: a file named so would keep the
+		// password in the working directory's listing.
+		"host=127.0.0.1 user=postgres password=s3cret dbname=baton",
+		" dbname=baton",
+		"password = s3cret host=db",
 	} {
 		t.Run(dsn, func(t *testing.T) {
 			dir := t.TempDir()

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -188,10 +189,21 @@ func checkSQLitePath(path string) error {
 	switch {
 	case found && len(scheme) >= 2 && strings.TrimLeft(scheme, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-") == "" && isLetter(scheme[0]):
 		return continuity.Invalid("dsn", "is neither a postgres:// or postgresql:// URL nor a SQLite file path")
+	case libpqKeywords(path):
+		// Taken for a file name, the string (its password too) would
+		// name a SQLite file in the working directory.
+		return continuity.Invalid("dsn", "is a Postgres key=value string: give it as a postgres:// URL")
 	case strings.ContainsAny(path, "\x00?#"):
 		return continuity.Invalid("dsn", "is a SQLite file path with a NUL, '?' or '#' in it")
 	}
 	return nil
+}
+
+// libpqKeywords says whether dsn starts as a libpq key=value connection
+// string does: one of its connection keywords, then =.
+func libpqKeywords(dsn string) bool {
+	key, _, found := strings.Cut(strings.TrimSpace(dsn), "=")
+	return found && slices.Contains([]string{"host", "hostaddr", "port", "dbname", "user", "password", "passfile", "sslmode", "service", "connect_timeout"}, strings.TrimSpace(key))
 }
 
 // isLetter says whether c is an ASCII letter.

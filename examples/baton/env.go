@@ -61,8 +61,9 @@ type Env struct {
 
 // EnvFromOS reads the process environment. The user's home directory is the
 // platform's (os.UserHomeDir: $HOME on Unix, %USERPROFILE% on Windows, $home
-// on Plan 9); when there is none and BATON_HOME is unset, Home stays empty
-// rather than falling back to the working directory.
+// on Plan 9); when there is none and BATON_HOME is unset, or BATON_HOME is
+// not an absolute path, Home stays empty rather than falling back to the
+// working directory.
 func EnvFromOS() *Env {
 	env := &Env{Home: os.Getenv("BATON_HOME"), DSN: os.Getenv("BATON_DSN"), Tenant: os.Getenv("BATON_TENANT"),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
@@ -70,7 +71,14 @@ func EnvFromOS() *Env {
 		ServerURL: os.Getenv("BATON_SERVER_URL"), APIKey: os.Getenv("BATON_API_KEY"), APIKeys: os.Getenv("BATON_API_KEYS"),
 		Closer: os.Getenv("BATON_CLOSER") == "1"}
 	env.JudgeURL, env.JudgeKey, env.JudgeModel = os.Getenv("BATON_JUDGE_URL"), os.Getenv("BATON_JUDGE_KEY"), os.Getenv("BATON_JUDGE_MODEL")
-	if env.Home == "" {
+	switch {
+	case env.Home != "" && !filepath.IsAbs(env.Home):
+		// Relative, it would name a home in each directory a command
+		// runs in: a hook's is the project's, whose repository would
+		// then hold a store and verbatim bottles. A ~ no shell expanded
+		// (a harness's JSON configuration) is one.
+		env.Home, env.noHome = "", fmt.Errorf("BATON_HOME %q is not an absolute path, and ~ is not expanded", env.Home)
+	case env.Home == "":
 		if h, err := os.UserHomeDir(); err != nil {
 			env.noHome = err
 		} else {

@@ -58,6 +58,11 @@ func TestHomeResolution(t *testing.T) {
 		{"BATON_HOME wins over the home directory", []string{setHome, setUser}, []string{"briefing"}, 0, filepath.Join(batonHome, "baton.db")},
 		{"an empty BATON_HOME is unset", []string{"BATON_HOME=", setUser}, []string{"briefing"}, 0, filepath.Join(userHome, ".baton", "baton.db")},
 		{"BATON_DSN needs no home", []string{setDSN}, []string{"briefing"}, 0, dsn},
+		// A relative BATON_HOME would put a store and verbatim bottles in
+		// each directory a command runs in (a hook's is the project's).
+		{"a relative BATON_HOME fails", []string{"BATON_HOME=.baton", setUser}, []string{"briefing"}, 1, ""},
+		{"an unexpanded ~ in BATON_HOME fails", []string{"BATON_HOME=~/.baton", setUser}, []string{"remember", "--topic", "t", "x"}, 1, ""},
+		{"a relative BATON_HOME: the hook keeps nothing here", []string{"BATON_HOME=rel", setUser}, []string{"hook", "end", "--harness", "codex"}, 0, ""},
 		{"no home: briefing fails", nil, []string{"briefing"}, 1, ""},
 		{"no home: remember fails", nil, []string{"remember", "--topic", "t", "x"}, 1, ""},
 		{"no home: bottle show fails", []string{setDSN}, []string{"bottle", "show", "s1"}, 1, ""},
@@ -76,7 +81,7 @@ func TestHomeResolution(t *testing.T) {
 		if status != tc.status {
 			t.Errorf("%s: exit status %d, want %d\nstderr: %s", tc.name, status, tc.status, stderr)
 		}
-		if tc.status != 0 && !strings.Contains(stderr, "set BATON_HOME") {
+		if (tc.status != 0 || strings.Contains(tc.name, "relative")) && !strings.Contains(stderr, "set BATON_HOME") {
 			t.Errorf("%s: stderr does not name BATON_HOME:\n%s", tc.name, stderr)
 		}
 		if left, _ := os.ReadDir(cwd); len(left) != 0 {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -23,6 +25,10 @@ type HookCmd struct {
 // Run runs the hook. The store is opened only once the event is known to
 // be the main agent's, through the bound API (kctx resolves it on demand).
 func (c *HookCmd) Run(ctx context.Context, env *Env, kctx *kong.Context) error {
+	// A harness that closed its end of stdout or stderr (it gave up
+	// waiting, or reads neither for this event) must not kill the hook
+	// with SIGPIPE, a non-zero exit: the write fails instead, and says so.
+	signal.Ignore(syscall.SIGPIPE)
 	inv := hook.Invocation{
 		Harness: c.Harness, Event: c.Event,
 		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,

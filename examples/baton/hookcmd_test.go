@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -113,4 +115,56 @@ func TestHookCommand(t *testing.T) {
 func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// TestHookClosedPipes: a harness that closed its end of stdout (or of
+// stderr too) before the hook wrote still sees the hook exit 0; the hook
+// must not die of SIGPIPE.
+func TestHookClosedPipes(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows has no SIGPIPE")
+	}
+	cwd := t.TempDir()
+	startup := `{"session_id":"s1","cwd":` + quote(cwd) + `,"hook_event_name":"SessionStart","source":"startup"}`
+	cases := []struct {
+		name, stdin string
+		args        []string
+		// stderrClosed closes stderr's read end too; else stderr must be
+		// the one line naming the failed write.
+		stderrClosed bool
+		stderr       string
+	}{
+		{name: "a start's envelope to a closed stdout", stdin: startup, args: []string{"hook", "--harness", "codex"},
+			stderr: "baton hook: write stdout: "},
+		{name: "a failure's line to a closed stderr", stdin: `{"session_id":`, args: []string{"hook", "stop", "--harness", "claude-code"}, stderrClosed: true},
+		{name: "both closed", stdin: startup, args: []string{"hook", "--harness", "gemini"}, stderrClosed: true},
+	}
+	closed := func(t *testing.T) *os.File {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		t.Cleanup(func() { w.Close() })
+		return w
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], tc.args...)
+			cmd.Dir, cmd.Stdin, cmd.Stdout = cwd, strings.NewReader(tc.stdin), closed(t)
+			cmd.Env = append(os.Environ(), "BATON_HOME="+t.TempDir(), runMainVar+"=1")
+			var errOut strings.Builder
+			if tc.stderrClosed {
+				cmd.Stderr = closed(t)
+			} else {
+				cmd.Stderr = &errOut
+			}
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("the hook ended with %v, want exit status 0", err)
+			}
+			if !tc.stderrClosed && (strings.Count(errOut.String(), "\n") != 1 || !strings.HasPrefix(errOut.String(), tc.stderr)) {
+				t.Errorf("stderr = %q, want one line starting %q", errOut.String(), tc.stderr)
+			}
+		})
+	}
 }
