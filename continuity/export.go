@@ -195,7 +195,7 @@ func (s *Service) Restore(ctx context.Context, tenant string, r io.Reader) (Expo
 			return err
 		}
 		for _, t := range exportTables {
-			if found, err := t.any(ctx, tx); err != nil || found {
+			if n, err := t.count(ctx, tx, 1); err != nil || n > 0 {
 				if err == nil {
 					err = Errorf(CodeConflict, "the tenant already owns rows (%s): import only into a tenant with none (erase it first)", t.name())
 				}
@@ -440,9 +440,8 @@ type exportTable interface {
 	name() string
 	// dump emits each of the tenant's rows, a page per read transaction.
 	dump(ctx context.Context, st Store, tenant string, emit func(row any) error) error
-	// any reports whether the tenant owns a row of the table.
-	any(ctx context.Context, tx Tx) (bool, error)
-	// count counts the tenant's rows of the table, reading at most limit.
+	// count counts the tenant's rows of the table, reading at most limit
+	// (1: whether the tenant owns one).
 	count(ctx context.Context, tx Tx, limit int) (int, error)
 	// load decodes and checks one row; it returns the row's write, or the
 	// fields that failed (named "row.member").
@@ -483,12 +482,6 @@ func (t table[T, K]) dump(ctx context.Context, st Store, tenant string, emit fun
 		}
 		after = t.key(&rows[len(rows)-1])
 	}
-}
-
-func (t table[T, K]) any(ctx context.Context, tx Tx) (bool, error) {
-	var start K
-	rows, err := t.page(tx, ctx, start, 1)
-	return len(rows) > 0, err
 }
 
 func (t table[T, K]) count(ctx context.Context, tx Tx, limit int) (int, error) {
