@@ -48,8 +48,29 @@ func TestInitIsCheap(t *testing.T) {
 	}
 }
 
+// TestInflectionInitIsEmpty checks that jinzhu/inflection's init, which
+// compiles its rule lists, finds them emptied by internal/hookproc's and
+// builds nothing (bun's table names are inflection's only use, and main
+// keeps model names instead).
+func TestInflectionInitIsEmpty(t *testing.T) {
+	out := initTrace(t)
+	for line := range strings.Lines(out) {
+		// init PKG @T ms, T ms clock, B bytes, N allocs
+		f := strings.Fields(line)
+		if len(f) < 11 || f[0] != "init" || f[1] != "github.com/jinzhu/inflection" {
+			continue
+		}
+		if f[7] != "0" || f[9] != "0" {
+			t.Fatalf("inflection's init allocated %s bytes in %s allocations, want none: %s", f[7], f[9], line)
+		}
+		return
+	}
+	t.Fatalf("inflection's init was not traced:\n%s", out)
+}
+
 // TestHookProcInitializesFirst checks that internal/hookproc, whose init
-// sets a hook process's runtime up, initializes before the third-party
+// empties inflection's rules and sets a hook process's runtime up,
+// initializes before the third-party
 // packages whose inits are the dearest (bun's inflection rules, validator's
 // tables): an import added to hookproc, or a package that sorts before it,
 // would move it after them.

@@ -1,9 +1,12 @@
-// Package hookproc sets up the Go runtime for a `baton hook` process
-// before the packages it links initialize. It has no exported API: the
+// Package hookproc prepares a baton process before the packages it links
+// initialize: it empties jinzhu/inflection's rule lists in every process
+// (inflection.go) and gives a `baton hook` process one processor. It has no exported API: the
 // baton command imports it for its init alone, and it must stay among the
 // first packages initialized (its import path sorts before every
-// third-party package's, and it imports only os and runtime), so that what
-// it sets holds while bun's, validator's and the rest initialize.
+// third-party package's, and it imports only os, runtime and unsafe), so
+// that what it sets holds while bun's, validator's and the rest initialize,
+// and so that it can empty jinzhu/inflection's rule lists before
+// inflection's init compiles them (inflection.go).
 //
 // A hook process runs one event in a few milliseconds and exits, on the
 // person's machine, beside the agent it serves. With as many processors as
@@ -24,6 +27,7 @@ import (
 )
 
 func init() {
+	dropInflections()
 	if hookProcess(os.Args, os.Getenv) {
 		runtime.GOMAXPROCS(1)
 	}

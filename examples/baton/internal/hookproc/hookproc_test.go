@@ -1,6 +1,11 @@
 package hookproc
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+
+	"github.com/jinzhu/inflection"
+)
 
 func TestHookProcess(t *testing.T) {
 	env := func(kv map[string]string) func(string) string {
@@ -29,4 +34,64 @@ func TestHookProcess(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInflectionLists pins the layouts inflection.go assumes to the
+// version of jinzhu/inflection in go.sum, and checks that its variables are
+// inflection's lists. In this test binary inflection initializes first (the
+// test imports it), so its rules were compiled before hookproc's init
+// emptied the lists.
+func TestInflectionLists(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		got, want reflect.Type
+	}{
+		{"pluralInflections", reflect.TypeOf(inflection.GetPlural()), reflect.TypeOf(pluralInflections)},
+		{"singularInflections", reflect.TypeOf(inflection.GetSingular()), reflect.TypeOf(singularInflections)},
+		{"irregularInflections", reflect.TypeOf(inflection.GetIrregular()), reflect.TypeOf(irregularInflections)},
+		{"uncountableInflections", reflect.TypeOf(inflection.GetUncountable()), reflect.TypeOf(uncountableInflections)},
+	} {
+		if !sameLayout(tc.got, tc.want) {
+			t.Errorf("inflection.%s is a %v, hookproc declares a %v", tc.name, tc.got, tc.want)
+		}
+	}
+	if n := len(inflection.GetPlural()) + len(inflection.GetSingular()) + len(inflection.GetIrregular()) + len(inflection.GetUncountable()); n != 0 {
+		t.Fatalf("inflection keeps %d rules after hookproc's init emptied its lists", n)
+	}
+	if got := inflection.Plural("person"); got != "people" {
+		t.Fatalf(`Plural("person") = %q before a recompile, want the rules compiled at inflection's init ("people")`, got)
+	}
+	inflection.SetUncountable(nil) // recompiles from the lists as they are
+	for _, word := range []string{"person", "model", "agent_session", "Status"} {
+		if got := inflection.Plural(word); got != word {
+			t.Errorf("Plural(%q) = %q from emptied lists, want it unchanged", word, got)
+		}
+	}
+}
+
+// sameLayout reports whether a and b are slices of one layout: strings, or
+// structs of the same number of string fields.
+func sameLayout(a, b reflect.Type) bool {
+	if a.Kind() != reflect.Slice || b.Kind() != reflect.Slice || a.Elem().Size() != b.Elem().Size() {
+		return false
+	}
+	ea, eb := a.Elem(), b.Elem()
+	if ea.Kind() != eb.Kind() {
+		return false
+	}
+	switch ea.Kind() {
+	case reflect.String:
+		return true
+	case reflect.Struct:
+		if ea.NumField() != eb.NumField() {
+			return false
+		}
+		for i := range ea.NumField() {
+			if ea.Field(i).Type.Kind() != reflect.String || eb.Field(i).Type.Kind() != reflect.String || ea.Field(i).Offset != eb.Field(i).Offset {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
