@@ -165,7 +165,7 @@ func plan(o InstallOptions, install bool) (*InstallPlan, error) {
 	}
 	var after []byte
 	if install {
-		after, err = h.install(path, before, o.Binary)
+		after, err = h.install(path, before, o.Binary, localShellHost(o.Getenv))
 	} else {
 		after, err = h.uninstall(path, before)
 	}
@@ -427,7 +427,7 @@ func (d *jsonDoc) groupHandlers(group *jsonNode) *jsonNode {
 }
 
 // isMine reports whether handler is baton's for ev: its whole command is
-// one absolute path, bare or quoted as quotePath quotes it, followed by
+// one absolute path, bare or quoted as quotePathOn quotes it, followed by
 // commandTail. A command that merely ends that way (a wrapper, "cd /w &&
 // baton …", a relative path) is the person's.
 func (h *Harness) isMine(d *jsonDoc, handler *jsonNode, ev EventName) bool {
@@ -462,8 +462,9 @@ func (h *Harness) commandTail(kind continuity.HookKind) string {
 	return " hook " + string(kind) + " --harness " + h.Name
 }
 
-// handler is the handler install writes for ev.
-func (h *Harness) handler(ev EventName, binary string) (jsonObj, error) {
+// handler is the handler install writes for ev, its command quoted for
+// host's shells.
+func (h *Harness) handler(ev EventName, binary string, host shellHost) (jsonObj, error) {
 	t := table()
 	handler := make(jsonObj, 0, len(h.Install.Handler))
 	for _, f := range h.Install.Handler {
@@ -472,7 +473,7 @@ func (h *Harness) handler(ev EventName, binary string) (jsonObj, error) {
 		case placeLabel:
 			v = "baton-" + string(ev.Kind)
 		case placeCommand:
-			quoted, err := quotePath(binary, f.Quote)
+			quoted, err := quotePathOn(binary, f.Quote, host)
 			if err != nil {
 				return nil, err
 			}
@@ -499,14 +500,15 @@ func (h *Harness) entry(ev EventName, handler jsonObj) any {
 	return append(group, jsonKV{"hooks", []any{handler}})
 }
 
-// install returns src with baton's entries in place.
-func (h *Harness) install(path string, src []byte, binary string) ([]byte, error) {
+// install returns src with baton's entries in place, their commands
+// quoted for host's shells.
+func (h *Harness) install(path string, src []byte, binary string, host shellHost) ([]byte, error) {
 	d, err := h.open(path, src)
 	if err != nil {
 		return nil, err
 	}
 	for _, ev := range h.registered() {
-		handler, err := h.handler(ev, binary)
+		handler, err := h.handler(ev, binary, host)
 		if err != nil {
 			return nil, err
 		}

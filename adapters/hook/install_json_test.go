@@ -99,7 +99,7 @@ func FuzzInstallJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		for _, h := range []*Harness{tableHarness(t, "claude-code"), tableHarness(t, "cursor")} { // nested, flat
-			got, err := h.install("f.json", src, testBinary)
+			got, err := h.install("f.json", src, testBinary, testHost)
 			if err != nil {
 				if !errors.Is(err, errMalformed) {
 					t.Fatalf("%s: install: %v", h.Name, err)
@@ -109,7 +109,7 @@ func FuzzInstallJSON(f *testing.F) {
 			if !json.Valid(got) {
 				t.Fatalf("%s: install wrote invalid JSON:\n%s", h.Name, got)
 			}
-			if again, err := h.install("f.json", got, testBinary); err != nil || !bytes.Equal(again, got) {
+			if again, err := h.install("f.json", got, testBinary, testHost); err != nil || !bytes.Equal(again, got) {
 				t.Fatalf("%s: a second install changed\n%s\nto\n%s (%v)", h.Name, got, again, err)
 			}
 			back, err := h.uninstall("f.json", got)
