@@ -48,7 +48,8 @@ const (
 // ClientOptions configures a Client. Zero values take the defaults.
 type ClientOptions struct {
 	// HTTPClient sends the requests; nil is a client of the package's own
-	// whose time is bounded per call.
+	// whose time is bounded per call. The Client sends them through a copy
+	// that follows no redirect.
 	HTTPClient *http.Client
 	// Timeout bounds each call, its retries included (DefaultTimeout).
 	Timeout time.Duration
@@ -99,18 +100,25 @@ func NewClient(baseURL, apiKey string, opts ClientOptions) *Client {
 	if opts.Backoff <= 0 {
 		opts.Backoff = DefaultBackoff
 	}
-	hc := opts.HTTPClient
-	if hc == nil {
-		// A baton server never redirects: a redirect is answered as the
-		// status it is, never followed with the key (or a POST turned GET).
+	var hc http.Client
+	if opts.HTTPClient != nil {
+		hc = *opts.HTTPClient
+	} else {
 		// Its own transport keeps up to DefaultIdleConns connections to
 		// the server open between calls, so concurrent callers of one
 		// Client reuse them (the default transport keeps two).
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = DefaultIdleConns
-		hc = &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		hc.Transport = tr
 	}
-	return &Client{base: strings.TrimRight(baseURL, "/"), key: apiKey, http: hc, opts: opts}
+	// A baton server never redirects: a redirect is an error answer,
+	// never followed, whoever's HTTPClient sends the call. Followed, it
+	// would carry the key to the Location (net/http keeps Authorization
+	// for the same host on another port or scheme, and for a subdomain),
+	// send a write's body again to another server (307, 308) or turn it
+	// into a GET (301, 302). The caller's client is copied, not changed.
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &Client{base: strings.TrimRight(baseURL, "/"), key: apiKey, http: &hc, opts: opts}
 }
 
 // call makes the API call of route name with req (nil when the route takes
@@ -235,6 +243,11 @@ func decodeAnswer(rt *route, status int, ctype string, answer []byte, out any) e
 			return &continuity.Error{Code: continuity.CodeInternal, Message: "the server's answer cannot be read", Err: err}
 		}
 		return nil
+	}
+	if status >= 300 && status < 400 {
+		// Whatever its body says: the Location is not read, let alone
+		// echoed (it may hold the URL's or the key's secrets).
+		return continuity.Errorf(continuity.CodeInternal, "the server answered %d %s, a redirect, which a baton server never answers and the client does not follow: is the URL the server's own (scheme, host and path)?", status, http.StatusText(status))
 	}
 	var eb ErrorBody
 	if json.Unmarshal(answer, &eb) != nil || eb.Error == nil || eb.Error.Code == "" {

@@ -364,3 +364,67 @@ func TestClientErrorText(t *testing.T) {
 		})
 	}
 }
+
+// TestClientRefusesRedirects: a redirect, to another port of the same host
+// (where net/http would keep the Authorization header) or elsewhere, is an
+// internal error saying so, never followed, whoever's HTTPClient sends
+// the call: the key never reaches the Location, a write's body is never
+// sent again, and the Location is not echoed. A caller's HTTPClient is
+// left as it was.
+func TestClientRefusesRedirects(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var reached []string
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		reached = append(reached, r.Method+" "+r.URL.Path+" "+r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"text":"followed"}`))
+	}))
+	defer target.Close()
+	follows := func(*http.Request, []*http.Request) error { return nil }
+	clients := map[string]func() *http.Client{
+		"the package's own":                    func() *http.Client { return nil },
+		"a caller's zero client":               func() *http.Client { return &http.Client{} },
+		"a caller's client that follows every": func() *http.Client { return &http.Client{CheckRedirect: follows, Timeout: time.Minute} },
+	}
+	calls := map[string]func(*Client) error{
+		"a write": func(c *Client) error {
+			_, err := c.Stop(ctx, continuity.StopParams{EventParams: event("Stop")})
+			return err
+		},
+		"a read": func(c *Client) error { _, err := c.Debrief(ctx, continuity.DebriefParams{}); return err },
+	}
+	for _, status := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		for _, location := range []string{target.URL, strings.Replace(target.URL, "127.0.0.1", "localhost", 1)} {
+			redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Location", location+r.URL.Path)
+				w.WriteHeader(status)
+				w.Write([]byte(`{"error":{"code":"not_found","message":"m"}}`))
+			}))
+			for cname, hc := range clients {
+				for name, call := range calls {
+					given := hc()
+					err := call(NewClient(redirecting.URL, keyA, ClientOptions{HTTPClient: given, Retries: -1}))
+					what := fmt.Sprintf("%d to %s, %s, %s", status, location, cname, name)
+					if continuity.ErrorCode(err) != continuity.CodeInternal || errors.Is(err, ErrUnreachable) ||
+						!strings.Contains(err.Error(), fmt.Sprintf("%d %s, a redirect", status, http.StatusText(status))) {
+						t.Errorf("%s = %v, want internal saying it is a redirect", what, err)
+					}
+					if err != nil && strings.Contains(err.Error(), location) {
+						t.Errorf("%s: the error echoes the Location: %v", what, err)
+					}
+					if given != nil && (given.CheckRedirect == nil) != (cname == "a caller's zero client") {
+						t.Errorf("%s: the caller's HTTPClient was changed", what)
+					}
+				}
+			}
+			redirecting.Close()
+		}
+	}
+	if len(reached) != 0 {
+		t.Errorf("the redirects were followed: %q", reached)
+	}
+}
