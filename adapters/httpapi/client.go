@@ -36,7 +36,8 @@ const (
 	// DefaultIdleConns is how many idle connections to the server a
 	// Client without its own HTTPClient keeps.
 	DefaultIdleConns = 32
-	// maxAnswerBytes bounds an answer the client reads.
+	// maxAnswerBytes bounds an answer the client reads: a larger one is
+	// internal, read no further.
 	maxAnswerBytes = 16 << 20
 	// maxErrorText bounds, in characters, an error answer's message and
 	// each of its fields' names and reasons as the client returns them;
@@ -197,7 +198,9 @@ func (c *Client) send(ctx context.Context, method, url string, body []byte) (int
 		return 0, "", nil, err
 	}
 	defer resp.Body.Close()
-	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
+	// One byte past the bound tells an answer over it from one that
+	// fills it: cut short, an answer would be read as less than was sent.
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes+1))
 	if err != nil {
 		return 0, "", nil, err
 	}
@@ -232,6 +235,9 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // null, {}, another route's answer) is internal: it is never read as a
 // result nobody sent.
 func decodeAnswer(rt *route, status int, ctype string, answer []byte, out any) error {
+	if len(answer) > maxAnswerBytes {
+		return continuity.Errorf(continuity.CodeInternal, "the server answered %d with a body of more than %d bytes, which the client does not read", status, maxAnswerBytes)
+	}
 	if status >= 200 && status < 300 {
 		if err := isRouteAnswer(rt, status, ctype, answer); err != nil {
 			return &continuity.Error{Code: continuity.CodeInternal, Message: "the server's answer is not this route's", Err: err}

@@ -205,6 +205,18 @@ func TestClientReadsAnswers(t *testing.T) {
 	}
 }
 
+// memoryAnswer returns a memory's id and the Memory route's own answer
+// for it.
+func memoryAnswer(t *testing.T) (string, []byte) {
+	t.Helper()
+	const id = "0195d1b2-7c3e-7abc-9def-000000000001"
+	own, err := json.Marshal(continuity.Memory{ID: uuid.MustParse(id), Kind: continuity.KindNote, Topic: "t", Content: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id, own
+}
+
 // TestClientRefusesOtherSuccesses: a 2xx that is not the route's own (a
 // proxy's or another server's page, a status the route does not answer, an
 // empty body, a JSON null or list, an object without the members the route
@@ -214,11 +226,7 @@ func TestClientReadsAnswers(t *testing.T) {
 // body takes only its own status and no body.
 func TestClientRefusesOtherSuccesses(t *testing.T) {
 	ctx := context.Background()
-	const id = "0195d1b2-7c3e-7abc-9def-000000000001"
-	own, err := json.Marshal(continuity.Memory{ID: uuid.MustParse(id), Kind: continuity.KindNote, Topic: "t", Content: "c"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id, own := memoryAnswer(t)
 	newer := strings.Replace(string(own), "{", `{"addedLater":1,`, 1)
 	lacking := strings.Replace(string(own), `"topic":"t",`, "", 1)
 	memory := func(c *Client) error { _, err := c.Memory(ctx, id); return err }
@@ -426,5 +434,57 @@ func TestClientRefusesRedirects(t *testing.T) {
 	}
 	if len(reached) != 0 {
 		t.Errorf("the redirects were followed: %q", reached)
+	}
+}
+
+// TestClientAnswerBound: the client reads at most maxAnswerBytes of an
+// answer. One that fills the bound is read; a larger one, or one that
+// never ends, is internal, saying so, and never read cut short (an answer
+// whose excess is garbage would otherwise be read as a success).
+func TestClientAnswerBound(t *testing.T) {
+	ctx := context.Background()
+	id, own := memoryAnswer(t)
+	padded := func(n int, tail string) string {
+		return string(own) + strings.Repeat(" ", n-len(own)-len(tail)) + tail
+	}
+	cases := []struct {
+		name   string
+		status int
+		body   string
+		// endless writes the body again and again until the client goes.
+		endless bool
+		ok      bool
+	}{
+		{"an answer that fills the bound", 200, padded(maxAnswerBytes, ""), false, true},
+		{"an answer one byte over", 200, padded(maxAnswerBytes+1, ""), false, false},
+		{"an answer whose garbage is past the bound", 200, padded(maxAnswerBytes+1, "garbage"), false, false},
+		{"an answer that never ends", 200, strings.Repeat(" ", 1<<16), true, false},
+		{"an error over the bound", 400, `{"error":{"code":"invalid","message":"m"}}` + strings.Repeat(" ", maxAnswerBytes), false, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(tc.status)
+				if tc.endless {
+					w.Write(own[:len(own)-1])
+					for {
+						if _, err := w.Write([]byte(tc.body)); err != nil {
+							return
+						}
+					}
+				}
+				w.Write([]byte(tc.body))
+			}))
+			defer srv.Close()
+			_, err := NewClient(srv.URL, keyA, testClientOptions).Memory(ctx, id)
+			switch {
+			case tc.ok && err != nil:
+				t.Errorf("= %v, want the answer read", err)
+			case !tc.ok && (continuity.ErrorCode(err) != continuity.CodeInternal || errors.Is(err, ErrUnreachable) ||
+				!strings.Contains(err.Error(), fmt.Sprintf("a body of more than %d bytes", maxAnswerBytes))):
+				t.Errorf("= %v, want internal saying the answer is over the bound", err)
+			}
+		})
 	}
 }
