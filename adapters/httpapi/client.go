@@ -259,7 +259,9 @@ func decodeAnswer(rt *route, status int, ctype string, answer []byte, out any) e
 	if json.Unmarshal(answer, &eb) != nil || eb.Error == nil || eb.Error.Code == "" {
 		return continuity.Errorf(codeOf(status), "the server answered %d %s", status, http.StatusText(status))
 	}
-	_ = json.Unmarshal(answer, out) // a failed episode call's result so far
+	if rt.traits&partial != 0 {
+		_ = json.Unmarshal(answer, out) // a failed episode call's result so far
+	}
 	return serverError(eb.Error, status)
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -486,5 +487,53 @@ func TestClientAnswerBound(t *testing.T) {
 				t.Errorf("= %v, want internal saying the answer is over the bound", err)
 			}
 		})
+	}
+}
+
+// TestClientErrorCarriesNoResult: an error answer's members beside the
+// error are read only on the routes that carry a partial result (the
+// episode calls' receipt id); on every other route the result is zero, as
+// the local service's is, whatever the server sent beside the error.
+func TestClientErrorCarriesNoResult(t *testing.T) {
+	ctx := context.Background()
+	const id = "0195d1b2-7c3e-7abc-9def-000000000001"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusConflict)
+		w.Write([]byte(`{"error":{"code":"conflict","message":"m"},"receiptId":"` + id + `","id":"` + id + `","topic":"beside",` +
+			`"claimed":true,"marker":{"sessionId":"s1","path":"/b"},"items":[{}],"text":"beside"}`))
+	}))
+	defer srv.Close()
+	c := NewClient(srv.URL, keyA, testClientOptions)
+	conflict := func(what string, err error) {
+		t.Helper()
+		if continuity.ErrorCode(err) != continuity.CodeConflict {
+			t.Errorf("%s: %v, want the conflict", what, err)
+		}
+	}
+	m, err := c.Memory(ctx, id)
+	conflict("memory", err)
+	if !reflect.DeepEqual(m, continuity.Memory{}) {
+		t.Errorf("memory beside an error = %+v, want zero", m)
+	}
+	mk, ok, err := c.ClaimBottle(ctx, agent, "s1")
+	conflict("claim", err)
+	if ok || mk != (bottle.Marker{}) {
+		t.Errorf("claim beside an error = %+v, %v, want none", mk, ok)
+	}
+	rs, err := c.Records(ctx, continuity.RecordQuery{})
+	conflict("records", err)
+	if rs != nil {
+		t.Errorf("records beside an error = %+v, want none", rs)
+	}
+	text, err := c.Debrief(ctx, continuity.DebriefParams{})
+	conflict("debrief", err)
+	if text != "" {
+		t.Errorf("debrief beside an error = %q, want none", text)
+	}
+	res, err := c.Stop(ctx, continuity.StopParams{EventParams: event("Stop")})
+	conflict("stop", err)
+	if res.ReceiptID.String() != id {
+		t.Errorf("stop beside an error = %+v, want its receipt id", res)
 	}
 }
