@@ -10,6 +10,7 @@ import (
 	"maps"
 	"mime"
 	"net/http"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -78,13 +79,20 @@ type Client struct {
 	key  string
 	http *http.Client
 	opts ClientOptions
+	// bad is the error every call returns when the base URL or the key
+	// cannot be used: nothing is sent.
+	bad error
 }
 
 var _ continuity.API = (*Client)(nil)
 
 // NewClient returns the client of the server at baseURL (the handler's
 // mount point, for example http://127.0.0.1:8377 or
-// https://host/baton), authenticating with apiKey.
+// https://host/baton), authenticating with apiKey. A baseURL ServerURL
+// refuses, or a key SendableKey refuses (an empty one sends none), makes
+// every call invalid, saying which, and sends nothing: the key never
+// travels to where a query or a scheme the client does not speak would
+// take it, nor in a header it would break.
 func NewClient(baseURL, apiKey string, opts ClientOptions) *Client {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
@@ -119,7 +127,37 @@ func NewClient(baseURL, apiKey string, opts ClientOptions) *Client {
 	// send a write's body again to another server (307, 308) or turn it
 	// into a GET (301, 302). The caller's client is copied, not changed.
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	return &Client{base: strings.TrimRight(baseURL, "/"), key: apiKey, http: &hc, opts: opts}
+	c := &Client{key: apiKey, http: &hc, opts: opts}
+	base, err := ServerURL(baseURL)
+	switch {
+	case err != nil:
+		c.bad = continuity.Errorf(continuity.CodeInvalid, "the server URL %v: it must be a baton server's http:// or https:// URL", err)
+	case apiKey != "" && !SendableKey(apiKey):
+		c.bad = continuity.Errorf(continuity.CodeInvalid, "the API key holds a space, a control character or a byte outside ASCII: it cannot travel in an Authorization header")
+	}
+	c.base = strings.TrimRight(base, "/")
+	return c
+}
+
+// ServerURL returns raw, the space around it trimmed, when it is a URL a
+// Client can call: http or https, a host, no credentials, query or
+// fragment. Its error says what is wrong with it and never echoes it (it
+// may hold a password).
+func ServerURL(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	switch {
+	case err != nil:
+		return "", errors.New("is not a URL")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", errors.New("has no http or https scheme")
+	case u.Host == "" || u.Hostname() == "":
+		return "", errors.New("names no host")
+	case u.User != nil:
+		return "", errors.New("carries credentials (a key goes in the API key, never in the URL)")
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return "", errors.New("has a query or a fragment")
+	}
+	return u.String(), nil
 }
 
 // call makes the API call of route name with req (nil when the route takes
@@ -133,6 +171,9 @@ func call[R any](ctx context.Context, c *Client, name string, path map[string]st
 // do sends one call, retrying it while it is idempotent and unanswered,
 // and decodes the answer into out.
 func (c *Client) do(ctx context.Context, rt *route, path map[string]string, req, out any) error {
+	if c.bad != nil {
+		return c.bad
+	}
 	url := c.base + expand(rt.path, path)
 	var body []byte
 	if rt.method == http.MethodGet {

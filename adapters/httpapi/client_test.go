@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -535,5 +537,80 @@ func TestClientErrorCarriesNoResult(t *testing.T) {
 	conflict("stop", err)
 	if res.ReceiptID.String() != id {
 		t.Errorf("stop beside an error = %+v, want its receipt id", res)
+	}
+}
+
+// roundTrip is an http.RoundTripper of a function.
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestClientConfig: a base URL ServerURL refuses or a key that cannot
+// travel in a header makes every call invalid, saying which, with nothing
+// sent and neither the URL's credentials nor the key echoed; a usable
+// base URL (a path, a trailing slash, space around it, an IPv6 literal,
+// a scheme in capitals) is called where the handler is mounted.
+func TestClientConfig(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name, base, key string
+		// want is the error's text when the config is refused, else the
+		// URL the call reaches.
+		want    string
+		refused bool
+	}{
+		{"a host and port", "http://127.0.0.1:8377", keyA, "http://127.0.0.1:8377/api/v1/prompts/debrief", false},
+		{"a path with a trailing slash", "https://baton.example.com/team/", keyA, "https://baton.example.com/team/api/v1/prompts/debrief", false},
+		{"space around it", " http://h/baton\n", keyA, "http://h/baton/api/v1/prompts/debrief", false},
+		{"an IPv6 literal", "http://[::1]:8377", keyA, "http://[::1]:8377/api/v1/prompts/debrief", false},
+		{"an IPv6 literal with a zone", "http://[fe80::1%25eth0]:8377", keyA, "http://[fe80::1%25eth0]:8377/api/v1/prompts/debrief", false},
+		{"a scheme in capitals", "HTTPS://h", keyA, "https://h/api/v1/prompts/debrief", false},
+		{"no key", "http://h", "", "http://h/api/v1/prompts/debrief", false},
+		{"a query", "http://h/?tenant=x", keyA, "has a query or a fragment", true},
+		{"an empty query", "http://h/?", keyA, "has a query or a fragment", true},
+		{"a fragment", "http://h/#x", keyA, "has a query or a fragment", true},
+		{"a user and password", "http://me:hunter2@h", keyA, "carries credentials", true},
+		{"a user alone", "http://hunter2@h", keyA, "carries credentials", true},
+		{"another scheme", "ftp://h", keyA, "has no http or https scheme", true},
+		{"no scheme", "h:8377", keyA, "has no http or https scheme", true},
+		{"no host", "http:///baton", keyA, "names no host", true},
+		{"only a port", "http://:8377", keyA, "names no host", true},
+		{"nothing", "", keyA, "has no http or https scheme", true},
+		{"not a URL", "http://h:port", keyA, "is not a URL", true},
+		{"a key with a space", "http://h", "key hunter2", "the API key holds a space", true},
+		{"a key with a new line", "http://h", "hunter2\nX-Evil: 1", "the API key holds a space", true},
+		{"a key with CR LF", "http://h", "hunter2\r\n", "the API key holds a space", true},
+		{"a key with a NUL", "http://h", "hunter2\x00", "the API key holds a space", true},
+		{"a key outside ASCII", "http://h", "hunter2é", "the API key holds a space", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var sent []string
+			hc := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+				sent = append(sent, r.URL.String()+" "+r.Header.Get("Authorization"))
+				return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+					Body: io.NopCloser(strings.NewReader(`{"text":"t"}`)), Request: r}, nil
+			})}
+			_, err := NewClient(tc.base, tc.key, ClientOptions{HTTPClient: hc}).Debrief(ctx, continuity.DebriefParams{})
+			if !tc.refused {
+				want := []string{tc.want + " " + strings.TrimSpace("Bearer "+tc.key)}
+				if tc.key == "" {
+					want = []string{tc.want + " "}
+				}
+				if err != nil || !slices.Equal(sent, want) {
+					t.Errorf("= %v, sent %q; want %q", err, sent, want)
+				}
+				return
+			}
+			if continuity.ErrorCode(err) != continuity.CodeInvalid || !strings.Contains(err.Error(), tc.want) || errors.Is(err, ErrUnreachable) {
+				t.Errorf("= %v, want invalid saying %q", err, tc.want)
+			}
+			if err != nil && strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("the error echoes a secret: %v", err)
+			}
+			if len(sent) != 0 {
+				t.Errorf("sent %q, want nothing", sent)
+			}
+		})
 	}
 }
