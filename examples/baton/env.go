@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,27 +173,14 @@ func (e *Env) client() (*httpapi.Client, error) {
 	return httpapi.NewClient(base, key, httpapi.ClientOptions{}), nil
 }
 
-// serverURL checks BATON_SERVER_URL: http or https, a host, no
-// credentials, query or fragment. The value is not echoed: it may hold a
-// password.
+// serverURL checks BATON_SERVER_URL as httpapi.ServerURL does, naming the
+// variable. The value is not echoed: it may hold a password.
 func serverURL(raw string) (string, error) {
-	bad := func(why string) (string, error) {
-		return "", fmt.Errorf("BATON_SERVER_URL %s: it must be the team server's http:// or https:// URL, for example https://baton.example.com or http://127.0.0.1:8377", why)
+	base, err := httpapi.ServerURL(raw)
+	if err != nil {
+		return "", fmt.Errorf("BATON_SERVER_URL %v: it must be the team server's http:// or https:// URL, for example https://baton.example.com or http://127.0.0.1:8377", err)
 	}
-	u, err := url.Parse(strings.TrimSpace(raw))
-	switch {
-	case err != nil:
-		return bad("is not a URL")
-	case u.Scheme != "http" && u.Scheme != "https":
-		return bad("has no http or https scheme")
-	case u.Host == "" || u.Hostname() == "":
-		return bad("names no host")
-	case u.User != nil:
-		return bad("carries credentials (the key goes in BATON_API_KEY)")
-	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
-		return bad("has a query or a fragment")
-	}
-	return u.String(), nil
+	return base, nil
 }
 
 // lazyStore opens env's store when a command first takes the API, so the
