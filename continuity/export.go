@@ -23,7 +23,8 @@ import (
 )
 
 // The export format, version 1: JSON lines (one JSON object per line, each
-// ended by "\n", UTF-8).
+// ended by "\n", UTF-8). An import also reads lines ended by "\r\n", a
+// last line without its end, and a byte order mark before the header.
 //
 // The first line is the header, an ExportHeader:
 //
@@ -179,7 +180,10 @@ func (s *Service) Restore(ctx context.Context, tenant string, r io.Reader) (Expo
 	case !ok:
 		return res, Invalid(lineField(1, ""), "is missing: an export starts with its header")
 	}
-	if err := checkHeader(head); err != nil {
+	// A UTF-8 byte order mark, which PowerShell's Out-File and some
+	// editors put first, is no part of the header: a JSON parser may
+	// ignore one (RFC 8259, 8.1), and this one does.
+	if err := checkHeader(bytes.TrimPrefix(head, []byte("\ufeff"))); err != nil {
 		return res, err
 	}
 	runs := 0

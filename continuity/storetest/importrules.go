@@ -396,3 +396,86 @@ func testImportParamsRules(t *testing.T, h Harness) {
 		t.Errorf("tenant A holds %d memories, want the %d imported", n, imported)
 	}
 }
+
+// testImportHostileFiles: what an export goes through on its way (another
+// platform's line endings, an editor's byte order mark, a lost last
+// newline) imports the same rows; what is no export is refused naming its
+// line; rows the format lets refer to rows it does not hold import and
+// read.
+func testImportHostileFiles(t *testing.T, h Harness) {
+	ctx := context.Background()
+	src := newFixture(t, h)
+	populate(t, src, tenantA, 2, 3)
+	exp, res := exportOf(t, src, tenantA)
+	for _, tc := range []struct{ name, input string }{
+		{"CRLF line endings", strings.ReplaceAll(string(exp), "\n", "\r\n")},
+		{"no newline after the last line", strings.TrimSuffix(string(exp), "\n")},
+		// RFC 8259 lets a parser ignore one; PowerShell's Out-File and
+		// some editors write it.
+		{"a UTF-8 byte order mark", "\ufeff" + string(exp)},
+	} {
+		f := newFixture(t, h)
+		f.clock.Set(src.clock.Now())
+		got, err := f.svc.Restore(ctx, tenantA, strings.NewReader(tc.input))
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		same(t, tc.name+": the rows imported", got.Rows, res.Rows)
+		if again, _ := exportOf(t, f, tenantA); !bytes.Equal(again, exp) {
+			t.Errorf("%s: exported again: %s", tc.name, diffLine(exp, again))
+		}
+	}
+
+	const header = `{"format":"baton.export","version":1,"tenant":"x","exportedAt":"2026-11-30T09:00:00Z"}` + "\n"
+	prompt := exportLine(t, continuity.TablePrompts, importPrompt(sentinel), "p")
+	f := newFixture(t, h)
+	for _, tc := range []struct{ name, input, field string }{
+		{"a 10 MB line", header + exportLine(t, continuity.TablePrompts, importPrompt(sentinel), strings.Repeat("x", 10<<20)), "line 2"},
+		{"a byte order mark before a row", header + "\ufeff" + prompt, "line 2"},
+		{"a byte order mark alone", "\ufeff", "line 1"},
+		{"a version that is not an integer", strings.Replace(header, `"version":1`, `"version":1.5`, 1), "line 1: version"},
+		{"a version from the future", strings.Replace(header, `"version":1`, `"version":99`, 1) + prompt, "line 1: version"},
+		{"a blank line between rows", header + prompt + "\n" + exportLine(t, continuity.TablePrompts, importPrompt(sentinel), "q"), "line 3"},
+	} {
+		_, err := f.svc.Restore(ctx, tenantA, strings.NewReader(tc.input))
+		if continuity.ErrorCode(err) != continuity.CodeInvalid || continuity.ErrorFields(err)[tc.field] == "" {
+			t.Errorf("%s: %v, want invalid naming %q", tc.name, err, tc.field)
+		}
+		if n := total(rawRows(t, f, tenantA)); n != 0 {
+			t.Fatalf("%s: the refused import left %d rows", tc.name, n)
+		}
+	}
+
+	// One id in every table, and rows naming a run, a memory and a
+	// conversation the export does not hold: the export is no snapshot
+	// (each page is its own read), so a row written while it ran may name
+	// one written after its table was read. Each table keys its own rows.
+	id, ghost := newID(), newID()
+	rows := []string{
+		exportLine(t, continuity.TableSessions, importSession(func(s *continuity.Session) { s.ID = id }), ""),
+		exportLine(t, continuity.TableMemories, importMemory(func(m *continuity.Memory) { m.ID = id }), ""),
+		exportLine(t, continuity.TableMemoryEvents, continuity.MemoryEvent{ID: id, MemoryID: ghost, Kind: continuity.EventCreate,
+			ActorKind: continuity.ActorUserCLI, SessionRunID: id, CreatedAt: importAt}, ""),
+		exportLine(t, continuity.TableRecords, importRecord(func(r *continuity.Record) { r.ID, r.SessionRunID, r.SessionID = id, ghost, "ghost" }), ""),
+		exportLine(t, continuity.TablePrompts, continuity.Prompt{ID: id, Agent: agent, SessionID: "ghost", Number: 1, Text: "p", At: importAt}, ""),
+		exportLine(t, continuity.TableStopExcerpts, continuity.StopExcerpt{ID: id, Agent: agent, SessionID: "ghost", Text: "e", At: importAt}, ""),
+		exportLine(t, continuity.TableLedger, importLedger(func(e *continuity.LedgerEntry) { e.ID, e.Session = id, "ghost" }), ""),
+	}
+	in := header + strings.Join(rows, "")
+	if _, err := f.svc.Restore(ctx, tenantA, strings.NewReader(in)); err != nil {
+		t.Fatalf("one id in every table, and rows naming rows not exported: %v", err)
+	}
+	if again, _ := exportOf(t, f, tenantA); !strings.HasSuffix(string(again), strings.Join(rows, "")) {
+		t.Errorf("exported again: %s", diffLine([]byte(in), again))
+	}
+	if recs, err := f.svc.Records(ctx, tenantA, continuity.RecordQuery{SessionID: "ghost"}); err != nil || len(recs) != 1 {
+		t.Errorf("the record of a run not exported: %d, %v", len(recs), err)
+	}
+	if page, err := f.svc.RunEvents(ctx, tenantA, id.String(), "", 10); err != nil || len(page.Items) != 1 {
+		t.Errorf("the run's event of a memory not exported: %+v, %v", page, err)
+	}
+	if _, err := f.svc.Briefing(ctx, tenantA, continuity.BriefingParams{}); err != nil {
+		t.Errorf("the briefing: %v", err)
+	}
+}
