@@ -4,12 +4,9 @@ import (
 	"context"
 	"maps"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/batonhq/baton/bottle"
-	"github.com/batonhq/baton/bottle/privacy"
-	"github.com/batonhq/baton/internal/runes"
 	"github.com/batonhq/baton/triage"
 )
 
@@ -88,11 +85,7 @@ func (s *Service) ArmBottle(ctx context.Context, tenant, agent string, m bottle.
 // Errors: invalid.
 func marker(tenant, agent string, m bottle.Marker, now time.Time) (BottleMarker, error) {
 	f := map[string]string{}
-	if strings.TrimSpace(m.Path) == "" {
-		f["path"] = "is required"
-	} else {
-		checkLen(f, "path", m.Path, 1, MaxPathLen)
-	}
+	markerPathText.take(f, "path", m.Path)
 	oneOf(f, "mode", string(m.Mode), string(bottle.ModeFull), string(bottle.ModeReconstructed))
 	if m.Gap < 0 || m.Gap > MaxBottleGap {
 		f["gap"] = "must be between 0 and " + strconv.Itoa(MaxBottleGap)
@@ -100,7 +93,7 @@ func marker(tenant, agent string, m bottle.Marker, now time.Time) (BottleMarker,
 	// The task is shown in the pointer a compacted session is given: a
 	// caller's (a host's, a team server client's) is privacy filtered as
 	// the bottler's own is.
-	m.Task = scrubField(f, "task", m.Task, 0, MaxRecordTextLen)
+	m.Task = recordText.take(f, "task", m.Task)
 	if !m.ArmedAt.IsZero() && !inYears(m.ArmedAt) {
 		f["armedAt"] = yearRule
 	}
@@ -254,11 +247,10 @@ func (s *Service) keepPrompt(ctx context.Context, tenant, agent, sessionID, text
 		return PromptResult{}, false, err
 	}
 	sent := text
-	text = strings.TrimSpace(privacy.Scrub(text))
+	text, truncated := promptText.keep(text)
 	if text == "" {
 		return PromptResult{}, false, nil
 	}
-	text, truncated := runes.Cut(text, bottle.MaxPromptChars)
 	p := Prompt{ID: s.newID(), Tenant: tenant, Agent: agent, SessionID: sid, Text: text, Truncated: truncated, At: s.clock()}
 	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
 		if unlessEcho {

@@ -17,14 +17,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/batonhq/baton/bottle"
-	"github.com/batonhq/baton/bottle/privacy"
 	"github.com/batonhq/baton/continuity/memrule"
 	"github.com/batonhq/baton/triage"
 	"github.com/google/uuid"
 )
 
 // The export format, version 1: JSON lines (one JSON object per line, each
-// ended by "\n", UTF-8).
+// ended by "\n", UTF-8). An import also reads lines ended by "\r\n", a
+// last line without its end, and a byte order mark before the header.
 //
 // The first line is the header, an ExportHeader:
 //
@@ -48,10 +48,13 @@ import (
 // one transaction: every line is checked (JSON, a known table, no unknown
 // member, text that is UTF-8 without NUL bytes, the ids and keys a row
 // needs, integers from 0 to math.MaxInt32, the enumerations' values the
-// service writes, no block the privacy filter removes in the text baton keeps
-// filtered: prompts, excerpts, memories' topics and content, records'
-// episode text, bottles' tasks, sessions' briefed topics) and the first
-// bad one refuses the whole import as invalid, naming its line and field.
+// service writes, and every text field as the service's writes keep it:
+// under the same rule (validate.go's textRule values, which the writes
+// apply to their input), so in its bounds, trimmed, and with no block the
+// privacy filter removes where baton keeps text filtered; a selector,
+// briefed rows and a ledger payload in the bounds Open and AppendEvent
+// keep) and the first bad one refuses the whole import as invalid, naming
+// its line and field.
 // A new version number is a format an older baton refuses.
 const (
 	ExportFormat  = "baton.export"
@@ -177,7 +180,10 @@ func (s *Service) Restore(ctx context.Context, tenant string, r io.Reader) (Expo
 	case !ok:
 		return res, Invalid(lineField(1, ""), "is missing: an export starts with its header")
 	}
-	if err := checkHeader(head); err != nil {
+	// A UTF-8 byte order mark, which PowerShell's Out-File and some
+	// editors put first, is no part of the header: a JSON parser may
+	// ignore one (RFC 8259, 8.1), and this one does.
+	if err := checkHeader(bytes.TrimPrefix(head, []byte("\ufeff"))); err != nil {
 		return res, err
 	}
 	runs := 0
@@ -543,18 +549,6 @@ func needKey(f map[string]string, agent, sessionID string) {
 	}
 }
 
-// needFiltered refuses text the service keeps only after the privacy
-// filter (privacy.Scrub) when it still holds a block the filter removes:
-// imported, it would be stored and shown in the next briefing or bottle.
-// The reason names the tag, never the text.
-func needFiltered(f map[string]string, texts map[string]string) {
-	for name, s := range texts {
-		if tag := privacy.Residue(s); tag != "" {
-			f[name] = "holds a <" + tag + "> block, which baton removes from text before it keeps it"
-		}
-	}
-}
-
 func needTime(f map[string]string, name string, t time.Time) {
 	if t.IsZero() {
 		f[name] = "is required"
@@ -630,11 +624,11 @@ var exportTables = []exportTable{
 			}
 			needTime(f, "row.openedAt", r.OpenedAt)
 			needTime(f, "row.lastSeenAt", r.LastSeenAt)
-			texts := map[string]string{"row.lastMessageExcerpt": r.LastMessageExcerpt}
-			for i, b := range r.BriefedMemories {
-				texts["row.briefedMemories["+strconv.Itoa(i)+"].topic"] = b.Topic
-			}
-			needFiltered(f, texts)
+			facetText.stored(f, "row.project", r.Project)
+			facetText.stored(f, "row.scope", r.Scope)
+			checkSelector(f, "row.selector", r.Selector)
+			checkBriefed(f, "row.", slices.Clone(r.BriefedMemories), textRule.stored)
+			excerptText.stored(f, "row.lastMessageExcerpt", r.LastMessageExcerpt)
 		},
 		insert: func(ctx context.Context, tx Tx, r *Session) error { return tx.InsertSession(ctx, r) }},
 	table[Memory, uuid.UUID]{table: TableMemories, page: Tx.MemoriesAfter, key: func(r *Memory) uuid.UUID { return r.ID },
@@ -647,7 +641,11 @@ var exportTables = []exportTable{
 				f["row.status"] = "is not a memory status"
 			}
 			needTime(f, "row.createdAt", r.CreatedAt)
-			needFiltered(f, map[string]string{"row.topic": r.Topic, "row.content": r.Content})
+			needTime(f, "row.updatedAt", r.UpdatedAt)
+			topicText.stored(f, "row.topic", r.Topic)
+			contentText.stored(f, "row.content", r.Content)
+			facetText.stored(f, "row.project", r.Project)
+			facetText.stored(f, "row.scope", r.Scope)
 		},
 		insert: func(ctx context.Context, tx Tx, r *Memory) error { return tx.InsertMemory(ctx, r) }},
 	table[MemoryEvent, uuid.UUID]{table: TableMemoryEvents, page: Tx.MemoryEventsAfter, key: func(r *MemoryEvent) uuid.UUID { return r.ID },
@@ -666,7 +664,11 @@ var exportTables = []exportTable{
 			needKey(f, r.Agent, r.SessionID)
 			oneOf(f, "row.kind", string(r.Kind), string(RecordCheckpoint), string(RecordHandover))
 			needTime(f, "row.createdAt", r.CreatedAt)
-			needFiltered(f, map[string]string{"row.task": r.Task, "row.objective": r.Objective, "row.state": r.State, "row.nextAction": r.NextAction})
+			facetText.stored(f, "row.project", r.Project)
+			e := Episode{Task: r.Task, Objective: r.Objective, State: r.State, NextAction: r.NextAction,
+				GitCommit: r.GitCommit, GitBranch: r.GitBranch, BottlePath: r.BottlePath}
+			e.check(f, "row.", textRule.stored)
+			reasonText.stored(f, "row.reason", r.Reason)
 		},
 		insert: func(ctx context.Context, tx Tx, r *Record) error { return tx.InsertRecord(ctx, r) }},
 	table[BottleMarker, [2]string]{table: TableBottles,
@@ -676,12 +678,10 @@ var exportTables = []exportTable{
 		key: func(r *BottleMarker) [2]string { return [2]string{r.Agent, r.SessionID} },
 		check: func(r *BottleMarker, f map[string]string) {
 			needKey(f, r.Agent, r.SessionID)
-			if r.Path == "" {
-				f["row.path"] = "is required"
-			}
+			markerPathText.stored(f, "row.path", r.Path)
 			oneOf(f, "row.mode", r.Mode, string(bottle.ModeFull), string(bottle.ModeReconstructed))
 			needTime(f, "row.armedAt", r.ArmedAt)
-			needFiltered(f, map[string]string{"row.task": r.Task})
+			recordText.stored(f, "row.task", r.Task)
 		},
 		// A consumed marker is armed, then claimed at the instant it was.
 		// Arming upserts: a second row of one conversation is refused as
@@ -705,7 +705,7 @@ var exportTables = []exportTable{
 			needKey(f, r.Agent, r.SessionID)
 			needAtLeastOne(f, "row.number", r.Number)
 			needTime(f, "row.at", r.At)
-			needFiltered(f, map[string]string{"row.text": r.Text})
+			promptText.stored(f, "row.text", r.Text)
 		},
 		insert: func(ctx context.Context, tx Tx, r *Prompt) error { return tx.InsertPrompt(ctx, r) }},
 	table[StopExcerpt, uuid.UUID]{table: TableStopExcerpts, page: Tx.StopExcerptsAfter, key: func(r *StopExcerpt) uuid.UUID { return r.ID },
@@ -713,15 +713,20 @@ var exportTables = []exportTable{
 			needID(f, "row.id", r.ID)
 			needKey(f, r.Agent, r.SessionID)
 			needTime(f, "row.at", r.At)
-			needFiltered(f, map[string]string{"row.text": r.Text})
+			// A Stop keeps only an excerpt that is not empty.
+			if excerptText.stored(f, "row.text", r.Text) == "" {
+				f["row.text"] = "is required"
+			}
 		},
 		insert: func(ctx context.Context, tx Tx, r *StopExcerpt) error { return tx.InsertStopExcerpt(ctx, 0, r) }},
 	table[LedgerEntry, uuid.UUID]{table: TableLedger, page: Tx.Ledger, key: func(r *LedgerEntry) uuid.UUID { return r.ID },
 		check: func(r *LedgerEntry, f map[string]string) {
 			needID(f, "row.id", r.ID)
-			if r.Event == "" {
-				f["row.event"] = "is required"
+			eventText.stored(f, "row.event", r.Event)
+			if r.Session != "" && bottle.ValidateSessionID(r.Session) != nil {
+				f["row.session"] = bottle.SessionIDRule
 			}
+			checkPayload(f, "row.", r.Fields, textRule.stored)
 			needTime(f, "row.at", r.At)
 		},
 		insert: func(ctx context.Context, tx Tx, r *LedgerEntry) error { return tx.AppendLedger(ctx, 0, *r) }},

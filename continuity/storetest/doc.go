@@ -39,5 +39,6 @@
 //	doctor.go      the doctor: the episode-lifecycle ADR's outage end to end, each check at its thresholds
 //	doctortx.go    the doctor's Tx reads in the contract
 //	portability.go export → import round trip, import's line checks, erase (raw counts, interrupted), retention boundaries
+//	importrules.go an import's per-field rules at each boundary (Restore and Import); hostile export files
 //	txexport.go    the contract cases of the export pages, InsertPrompt, the prunes and EraseBatch
 package storetest

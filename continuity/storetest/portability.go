@@ -196,6 +196,9 @@ func testExport(t *testing.T, h Harness) {
 	})
 
 	t.Run("ImportRefusesBadLines", func(t *testing.T) { t.Parallel(); testImportRefuses(t, h) })
+	t.Run("ImportFieldRules", func(t *testing.T) { t.Parallel(); testImportFieldRules(t, h) })
+	t.Run("ImportParamsRules", func(t *testing.T) { t.Parallel(); testImportParamsRules(t, h) })
+	t.Run("ImportHostileFiles", func(t *testing.T) { t.Parallel(); testImportHostileFiles(t, h) })
 	t.Run("ImportRacingWrites", func(t *testing.T) { testImportRacingWrites(t, h) })
 
 	// Two imports of different exports into one empty tenant at once: one
