@@ -1,13 +1,16 @@
 package continuity
 
 import (
+	"bytes"
 	"context"
 	"maps"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/triage"
+	"github.com/google/uuid"
 )
 
 // BottleStore binds the bottle package's storage interfaces (History,
@@ -161,12 +164,55 @@ func (s *Service) consumeIn(ctx context.Context, tx Tx, agent, sid, event string
 		Fields: map[string]string{"agent": agent}})
 }
 
+// forgetHistory is what a clear does to the conversation's bottle records,
+// in one transaction: it consumes the armed marker and marks everything
+// recorded so far (the newest prompt and Stop excerpt) as before the clear,
+// so SessionHistory leaves it out. The rows are kept. The marker is taken
+// before the row, the order PreCompact takes them in.
+func (s *Service) forgetHistory(ctx context.Context, tenant, agent, sessionID string) error {
+	tenant, sid, err := bottleKey(tenant, agent, sessionID, nil)
+	if err != nil {
+		return err
+	}
+	return s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		if _, err := s.consumeIn(ctx, tx, agent, sid, EventBottleClaimed, s.clock()); err != nil {
+			return err
+		}
+		row, err := tx.SessionByKey(ctx, agent, sid)
+		if err != nil {
+			return err
+		}
+		last, _, err := tx.LastPrompt(ctx, agent, sid)
+		if err != nil {
+			return err
+		}
+		excerpts, err := tx.StopExcerpts(ctx, agent, sid)
+		if err != nil {
+			return err
+		}
+		row.ClearedThroughPrompt = max(row.ClearedThroughPrompt, last.Number)
+		if n := len(excerpts); n > 0 {
+			row.ClearedThroughExcerpt = excerpts[n-1].ID
+		}
+		return tx.UpdateSession(ctx, row)
+	})
+}
+
+// afterClear reports whether an excerpt of id was recorded after the clear
+// whose newest earlier excerpt is cleared (uuid.Nil: none). Excerpt ids are
+// UUIDv7, so their byte order is the order they were recorded in, the order
+// the store keeps and trims them by.
+func afterClear(id, cleared uuid.UUID) bool {
+	return bytes.Compare(id[:], cleared[:]) > 0
+}
+
 func (m *BottleMarker) bottleMarker() bottle.Marker {
 	return bottle.Marker{SessionID: m.SessionID, Path: m.Path, Gap: m.Gap, Mode: bottle.Mode(m.Mode), Task: m.Task, ArmedAt: m.ArmedAt}
 }
 
 // SessionHistory returns what the hook path recorded of the conversation:
-// its prompts and Stop excerpts. An unknown conversation is an empty record.
+// its prompts and Stop excerpts since its last clear. An unknown
+// conversation is an empty record.
 //
 // Errors: invalid.
 func (s *Service) SessionHistory(ctx context.Context, tenant, agent, sessionID string) (bottle.Record, error) {
@@ -188,6 +234,13 @@ func (s *Service) SessionHistory(ctx context.Context, tenant, agent, sessionID s
 		if err != nil {
 			return err
 		}
+		// What was recorded before the conversation's last clear is not
+		// its history any more (forgetHistory).
+		var cleared Session
+		if row != nil {
+			cleared = *row
+		}
+		prompts = slices.DeleteFunc(prompts, func(p Prompt) bool { return p.Number <= cleared.ClearedThroughPrompt })
 		for _, p := range prompts {
 			rec.Prompts = append(rec.Prompts, bottle.Prompt{Number: p.Number, Text: p.Text, Truncated: p.Truncated, Time: p.At})
 		}
@@ -195,6 +248,7 @@ func (s *Service) SessionHistory(ctx context.Context, tenant, agent, sessionID s
 		if err != nil {
 			return err
 		}
+		excerpts = slices.DeleteFunc(excerpts, func(e StopExcerpt) bool { return !afterClear(e.ID, cleared.ClearedThroughExcerpt) })
 		// Between trims a conversation may hold a few more than the
 		// bound (ExcerptTrimEvery): the newest are read.
 		excerpts = excerpts[max(0, len(excerpts)-MaxStopExcerpts):]

@@ -158,9 +158,10 @@ func (s *Service) SessionStart(ctx context.Context, tenant string, p StartParams
 					return err
 				}
 				res.SessionRunID, res.ActivationEpoch, res.Started, res.Resurrected, res.ArchiveBottle = c.SessionRunID, c.ActivationEpoch, c.Started, c.Resurrected, true
-				// A clear means forget: the bottle is archived, and its
-				// marker consumed so that no later activation injects it.
-				if _, _, err := s.ClaimBottle(ctx, tenant, p.Agent, p.SessionID); err != nil {
+				// A clear means forget: the bottle is archived, its marker
+				// consumed so that no later activation injects it, and the
+				// history recorded so far left out of every later bottle.
+				if err := s.forgetHistory(ctx, tenant, p.Agent, p.SessionID); err != nil {
 					return err
 				}
 			}

@@ -54,6 +54,15 @@ type Session struct {
 	BriefingDeliveredAt *time.Time      `json:"briefingDeliveredAt,omitempty"`
 	BriefedMemories     []BriefedMemory `json:"briefedMemories,omitempty"`
 	LastMessageExcerpt  string          `json:"lastMessageExcerpt,omitempty"`
+
+	// ClearedThroughPrompt and ClearedThroughExcerpt mark where the last
+	// /clear under the conversation's id fell in its history: the highest
+	// prompt number and the id of the newest Stop excerpt recorded before
+	// it (zero: none, or no clear). A clear starts the conversation over, so
+	// SessionHistory, and the bottle reconstructed from it, leaves out
+	// everything at or before them; the rows are kept.
+	ClearedThroughPrompt  int       `json:"clearedThroughPrompt,omitempty"`
+	ClearedThroughExcerpt uuid.UUID `json:"clearedThroughExcerpt,omitzero"`
 }
 
 // Source is how a SessionStart activated the conversation.

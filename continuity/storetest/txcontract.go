@@ -506,6 +506,7 @@ func fullSession(at time.Time) continuity.Session {
 		},
 		LastMessageExcerpt: "last words",
 		CloserNextAt:       &closerAt, CloserFailures: 2,
+		ClearedThroughPrompt: 5, ClearedThroughExcerpt: newID(),
 	}
 }
 

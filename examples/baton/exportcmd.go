@@ -194,9 +194,9 @@ func rowCounts(rows map[string]int) string {
 
 // tarBottles writes the bottle files under home (Home/bottles: each
 // bottle's index and pages, and the archives) to w as a gzipped tarball,
-// named relative to home, and returns how many files it holds. The locks
-// and parse caches beside the bottles are not the tenant's data and are
-// left out.
+// named relative to home, and returns how many files it holds. The locks,
+// parse caches and clear points beside the bottles are not the tenant's
+// data and are left out.
 func tarBottles(home string, w io.Writer) (n int, err error) {
 	dir := (&bottle.Bottler{Home: home}).Dir()
 	// A bottles directory that is a symbolic link is where the bottler
@@ -216,7 +216,7 @@ func tarBottles(home string, w io.Writer) (n int, err error) {
 			return fs.SkipAll // no bottles yet
 		case err != nil:
 			return err
-		case !d.Type().IsRegular() || strings.HasSuffix(d.Name(), ".lock") || strings.HasSuffix(d.Name(), ".state.gob"):
+		case !d.Type().IsRegular() || bottle.IsLocalState(d.Name()):
 			return nil
 		}
 		n++

@@ -65,6 +65,7 @@ func TestExportImportForget(t *testing.T) {
 		"bottles/claude-code/s1.bottle/index.md":                          "# bottle",
 		"bottles/claude-code/archive/20261001T000000Z-s0.bottle/index.md": "# archived",
 		"bottles/claude-code/s1.lock":                                     "",
+		"bottles/claude-code/s1.clear":                                    `{"cursor":{}}`,
 	}
 	for name, body := range bottles {
 		p := filepath.Join(env.Home, filepath.FromSlash(name))
