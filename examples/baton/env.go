@@ -23,7 +23,8 @@ type Env struct {
 	// Home is $BATON_HOME, else .baton in the user's home directory; empty
 	// when neither is known, and then commands that need it fail (see home).
 	Home string
-	// DSN is $BATON_DSN; empty means baton.db in Home.
+	// DSN is $BATON_DSN; empty means baton.db in Home. A SQLite path in it
+	// must be absolute (see EnvFromOS).
 	DSN string
 	// Tenant is $BATON_TENANT (default "local").
 	Tenant string
@@ -57,13 +58,18 @@ type Env struct {
 
 	// noHome says why Home is empty: the platform has no home directory.
 	noHome error
+	// badDSN says why DSN is empty though BATON_DSN is set: the store
+	// cannot be opened from the environment.
+	badDSN error
 }
 
 // EnvFromOS reads the process environment. The user's home directory is the
 // platform's (os.UserHomeDir: $HOME on Unix, %USERPROFILE% on Windows, $home
 // on Plan 9); when there is none and BATON_HOME is unset, or BATON_HOME is
 // not an absolute path, Home stays empty rather than falling back to the
-// working directory.
+// working directory. A BATON_DSN that is neither a Postgres URL nor an
+// absolute SQLite path (nor :memory:) is refused for the same reason: every
+// command that opens the store from it fails naming it.
 func EnvFromOS() *Env {
 	env := &Env{Home: os.Getenv("BATON_HOME"), DSN: os.Getenv("BATON_DSN"), Tenant: os.Getenv("BATON_TENANT"),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
@@ -84,6 +90,12 @@ func EnvFromOS() *Env {
 		} else {
 			env.Home = filepath.Join(h, ".baton")
 		}
+	}
+	if env.DSN != "" && !sqlstore.IsPostgresDSN(env.DSN) && env.DSN != ":memory:" && !filepath.IsAbs(env.DSN) {
+		// Relative, it would name a store in each directory a command
+		// runs in, as a relative BATON_HOME would. The value is not
+		// echoed: a Postgres key=value string holds a password.
+		env.DSN, env.badDSN = "", errors.New("BATON_DSN is neither a postgres:// URL nor an absolute SQLite path: a relative path would name a store in each working directory (a hook's is the project's); set it to an absolute path, or unset it for baton.db in BATON_HOME")
 	}
 	if env.Tenant == "" {
 		env.Tenant = "local"
@@ -138,6 +150,9 @@ func (e *Env) Open(ctx context.Context, opts ...continuity.Option) (continuity.A
 // binds its tenant, serve serves it to the tenants of its API keys.
 func (e *Env) openService(ctx context.Context, dsn string, storeOpts []sqlstore.Option, opts ...continuity.Option) (*continuity.Service, func(), error) {
 	if dsn == "" {
+		if e.badDSN != nil {
+			return nil, nil, e.badDSN
+		}
 		dsn = e.DSN
 	}
 	if dsn == "" {

@@ -52,22 +52,29 @@ func TestHomeResolution(t *testing.T) {
 		args   []string
 		status int
 		store  string // the file the store must be in; "" means none is made
+		says   string // what stderr must hold; "" means anything
 	}{
-		{"BATON_HOME alone", []string{setHome}, []string{"briefing"}, 0, filepath.Join(batonHome, "baton.db")},
-		{"the home directory alone", []string{setUser}, []string{"briefing"}, 0, filepath.Join(userHome, ".baton", "baton.db")},
-		{"BATON_HOME wins over the home directory", []string{setHome, setUser}, []string{"briefing"}, 0, filepath.Join(batonHome, "baton.db")},
-		{"an empty BATON_HOME is unset", []string{"BATON_HOME=", setUser}, []string{"briefing"}, 0, filepath.Join(userHome, ".baton", "baton.db")},
-		{"BATON_DSN needs no home", []string{setDSN}, []string{"briefing"}, 0, dsn},
+		{"BATON_HOME alone", []string{setHome}, []string{"briefing"}, 0, filepath.Join(batonHome, "baton.db"), ""},
+		{"the home directory alone", []string{setUser}, []string{"briefing"}, 0, filepath.Join(userHome, ".baton", "baton.db"), ""},
+		{"BATON_HOME wins over the home directory", []string{setHome, setUser}, []string{"briefing"}, 0, filepath.Join(batonHome, "baton.db"), ""},
+		{"an empty BATON_HOME is unset", []string{"BATON_HOME=", setUser}, []string{"briefing"}, 0, filepath.Join(userHome, ".baton", "baton.db"), ""},
+		{"BATON_DSN needs no home", []string{setDSN}, []string{"briefing"}, 0, dsn, ""},
 		// A relative BATON_HOME would put a store and verbatim bottles in
 		// each directory a command runs in (a hook's is the project's).
-		{"a relative BATON_HOME fails", []string{"BATON_HOME=.baton", setUser}, []string{"briefing"}, 1, ""},
-		{"an unexpanded ~ in BATON_HOME fails", []string{"BATON_HOME=~/.baton", setUser}, []string{"remember", "--topic", "t", "x"}, 1, ""},
-		{"a relative BATON_HOME: the hook keeps nothing here", []string{"BATON_HOME=rel", setUser}, []string{"hook", "end", "--harness", "codex"}, 0, ""},
-		{"no home: briefing fails", nil, []string{"briefing"}, 1, ""},
-		{"no home: remember fails", nil, []string{"remember", "--topic", "t", "x"}, 1, ""},
-		{"no home: bottle show fails", []string{setDSN}, []string{"bottle", "show", "s1"}, 1, ""},
-		{"no home: the demo makes its own", nil, []string{"demo"}, 0, ""},
-		{"no home: version", nil, []string{"version"}, 0, ""},
+		{"a relative BATON_HOME fails", []string{"BATON_HOME=.baton", setUser}, []string{"briefing"}, 1, "", "set BATON_HOME"},
+		{"an unexpanded ~ in BATON_HOME fails", []string{"BATON_HOME=~/.baton", setUser}, []string{"remember", "--topic", "t", "x"}, 1, "", "set BATON_HOME"},
+		{"a relative BATON_HOME: the hook keeps nothing here", []string{"BATON_HOME=rel", setUser}, []string{"hook", "end", "--harness", "codex"}, 0, "", "set BATON_HOME"},
+		// So would a relative SQLite BATON_DSN, whatever the home.
+		{"a relative BATON_DSN fails", []string{setHome, "BATON_DSN=rel.db"}, []string{"briefing"}, 1, "", "BATON_DSN is neither"},
+		{"a BATON_DSN in a subdirectory fails", []string{setHome, "BATON_DSN=" + filepath.Join("sub", "x.db")}, []string{"remember", "--topic", "t", "x"}, 1, "", "BATON_DSN is neither"},
+		{"a relative BATON_DSN: the hook keeps nothing here", []string{setHome, "BATON_DSN=./rel.db"}, []string{"hook", "end", "--harness", "codex"}, 0, "", "BATON_DSN is neither"},
+		{"a relative BATON_DSN: the worker fails", []string{setHome, "BATON_DSN=rel.db"}, []string{"worker", "--once"}, 1, "", "BATON_DSN is neither"},
+		{"a relative BATON_DSN: --dsn wins", []string{setHome, "BATON_DSN=rel.db"}, []string{"worker", "--once", "--dsn", dsn}, 0, dsn, ""},
+		{"no home: briefing fails", nil, []string{"briefing"}, 1, "", "set BATON_HOME"},
+		{"no home: remember fails", nil, []string{"remember", "--topic", "t", "x"}, 1, "", "set BATON_HOME"},
+		{"no home: bottle show fails", []string{setDSN}, []string{"bottle", "show", "s1"}, 1, "", "set BATON_HOME"},
+		{"no home: the demo makes its own", nil, []string{"demo"}, 0, "", ""},
+		{"no home: version", nil, []string{"version"}, 0, "", ""},
 	}
 	for _, tc := range cases {
 		if err := os.RemoveAll(root); err != nil {
@@ -81,8 +88,8 @@ func TestHomeResolution(t *testing.T) {
 		if status != tc.status {
 			t.Errorf("%s: exit status %d, want %d\nstderr: %s", tc.name, status, tc.status, stderr)
 		}
-		if (tc.status != 0 || strings.Contains(tc.name, "relative")) && !strings.Contains(stderr, "set BATON_HOME") {
-			t.Errorf("%s: stderr does not name BATON_HOME:\n%s", tc.name, stderr)
+		if !strings.Contains(stderr, tc.says) {
+			t.Errorf("%s: stderr does not say %q:\n%s", tc.name, tc.says, stderr)
 		}
 		if left, _ := os.ReadDir(cwd); len(left) != 0 {
 			t.Errorf("%s: the working directory holds %s", tc.name, left[0].Name())
