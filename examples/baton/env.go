@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -137,36 +138,58 @@ func (e *Env) Open(ctx context.Context, opts ...continuity.Option) (continuity.A
 	if e.LockWait > 0 {
 		storeOpts = append(storeOpts, sqlstore.BusyTimeout(e.LockWait))
 	}
-	svc, done, err := e.openService(ctx, e.DSN, storeOpts, opts...)
+	svc, done, err := e.openService(ctx, "", storeOpts, opts...)
 	if err != nil {
 		return nil, nil, err
 	}
 	return svc.For(e.Tenant), done, nil
 }
 
-// openService opens the store dsn names (baton.db in Home when it is
-// empty) and returns the service over it, every tenant's, and the function
-// that closes the store. It is the one place baton opens a store: Open
-// binds its tenant, serve serves it to the tenants of its API keys.
-func (e *Env) openService(ctx context.Context, dsn string, storeOpts []sqlstore.Option, opts ...continuity.Option) (*continuity.Service, func(), error) {
+// openService opens the store flagDSN (a command's --dsn) names, else
+// BATON_DSN's, else baton.db in Home, and returns the service over it,
+// every tenant's, and the function that closes the store. It is the one
+// place baton opens a store: Open binds its tenant, serve serves it to the
+// tenants of its API keys. Its error names the store and what named it.
+func (e *Env) openService(ctx context.Context, flagDSN string, storeOpts []sqlstore.Option, opts ...continuity.Option) (*continuity.Service, func(), error) {
+	dsn, from := flagDSN, "--dsn"
 	if dsn == "" {
 		if e.badDSN != nil {
 			return nil, nil, e.badDSN
 		}
-		dsn = e.DSN
+		dsn, from = e.DSN, "BATON_DSN"
 	}
 	if dsn == "" {
 		home, err := e.home()
 		if err != nil {
 			return nil, nil, err
 		}
-		dsn = filepath.Join(home, "baton.db")
+		dsn, from = filepath.Join(home, "baton.db"), "BATON_HOME"
 	}
 	st, err := sqlstore.Open(ctx, dsn, storeOpts...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, storeErr(dsn, from, err)
 	}
 	return continuity.New(st, opts...), func() { st.Close() }, nil
+}
+
+// storeErr says which store could not be opened and what named it (a
+// flag or a variable), with the file system's reason when there is one (a
+// path and what is wrong with it; the store's own message keeps it out). A
+// Postgres URL, or a DSN the store refused as no file path (another URL, a
+// libpq string), is named by what named it, never echoed: it may hold a
+// password.
+func storeErr(dsn, from string, err error) error {
+	what := fmt.Sprintf("the store %s (%s)", dsn, from)
+	switch {
+	case sqlstore.IsPostgresDSN(dsn):
+		what = "the Postgres store " + from + " names"
+	case continuity.ErrorFields(err)["dsn"] != "":
+		what = "the store " + from + " names"
+	}
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return fmt.Errorf("%s cannot be opened: %w (%v)", what, err, pe)
+	}
+	return fmt.Errorf("%s cannot be opened: %w", what, err)
 }
 
 // client returns the team server's client, after checking BATON_SERVER_URL

@@ -124,3 +124,47 @@ func TestStopNudgeVariable(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreOpenErrorsNameTheStore: when the store cannot be opened, the
+// error names the file and what named it (BATON_HOME, BATON_DSN or --dsn),
+// so the person knows what to fix; a Postgres URL is named by its
+// variable, never echoed (it may hold a password).
+func TestStoreOpenErrorsNameTheStore(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "a-file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const password = "s3cret-pw"
+	pgURL := "postgres://u:" + password + "@127.0.0.1:1/x?sslmode=disable&connect_timeout=1"
+	cases := []struct {
+		name      string
+		home, dsn string
+		args      []string
+		says      []string
+	}{
+		{"BATON_HOME is a file", file, "", []string{"briefing"}, []string{filepath.Join(file, "baton.db"), "BATON_HOME", "cannot create the database directory"}},
+		{"BATON_DSN is a directory", root, root, []string{"remember", "--topic", "t", "x"}, []string{root + " (BATON_DSN)", "cannot create or open the database file"}},
+		{"--dsn is a directory", file, "", []string{"worker", "--once", "--dsn", root}, []string{root + " (--dsn)"}},
+		{"serve --dsn is a directory", file, "", []string{"serve", "--addr", "127.0.0.1:0", "--no-worker", "--dsn", root}, []string{root + " (--dsn)"}},
+		{"BATON_DSN is an unreachable Postgres", root, pgURL, []string{"doctor"}, []string{"the Postgres store BATON_DSN names", "cannot reach the Postgres server"}},
+		{"BATON_DSN is another URL", root, "mysql://u:" + password + "@db/x", []string{"doctor"}, []string{"the store BATON_DSN names", "neither a postgres:// or postgresql:// URL"}},
+		{"--dsn is a libpq string", root, "", []string{"worker", "--once", "--dsn", "host=db password=" + password}, []string{"the store --dsn names", "key=value"}},
+	}
+	for _, tc := range cases {
+		env := testEnv(t)
+		env.Home, env.DSN = tc.home, tc.dsn
+		_, stderr, status := run(t, env, tc.args)
+		if status != exitFailure {
+			t.Errorf("%s: status %d, want %d; stderr %q", tc.name, status, exitFailure, stderr)
+		}
+		for _, want := range tc.says {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%s: stderr %q does not say %q", tc.name, stderr, want)
+			}
+		}
+		if strings.Contains(stderr, password) {
+			t.Errorf("%s: stderr carries the password: %q", tc.name, stderr)
+		}
+	}
+}

@@ -93,8 +93,7 @@ func (c *ServeCmd) Run(ctx context.Context, env *Env) error {
 		return fmt.Errorf("serve: --addr %s: %w", c.Addr, err)
 	}
 	defer ln.Close() // Serve closes it; this, when the store is refused
-	dsn := cmp.Or(c.DSN, env.DSN)
-	svc, closeStore, err := env.openService(ctx, dsn, nil)
+	svc, closeStore, err := env.openService(ctx, c.DSN, nil)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -123,7 +122,7 @@ func (c *ServeCmd) Run(ctx context.Context, env *Env) error {
 		// server, not the work of a request it accepted.
 	}
 	store := "sqlite"
-	if sqlstore.IsPostgresDSN(dsn) {
+	if sqlstore.IsPostgresDSN(cmp.Or(c.DSN, env.DSN)) {
 		store = "postgres" // the DSN itself may hold a password
 	}
 	log.Info("serving", slog.String("url", "http://"+ln.Addr().String()), slog.String("tenants", who), slog.String("store", store))
