@@ -132,6 +132,9 @@ func (e *Env) Open(ctx context.Context, opts ...continuity.Option) (continuity.A
 		}
 		return c, func() {}, nil
 	}
+	if err := e.checkTenant(); err != nil {
+		return nil, nil, err
+	}
 	// Every command but serve is a short-lived process: one SQLite
 	// connection is enough, and opening one file is cheaper than two.
 	storeOpts := []sqlstore.Option{sqlstore.OneConnection()}
@@ -177,7 +180,8 @@ func (e *Env) openService(ctx context.Context, flagDSN string, storeOpts []sqlst
 // path and what is wrong with it; the store's own message keeps it out). A
 // Postgres URL, or a DSN the store refused as no file path (another URL, a
 // libpq string), is named by what named it, never echoed: it may hold a
-// password.
+// password. It is a *continuity.Error of the store's code, so a hook's one
+// line says it too.
 func storeErr(dsn, from string, err error) error {
 	what := fmt.Sprintf("the store %s (%s)", dsn, from)
 	switch {
@@ -186,10 +190,25 @@ func storeErr(dsn, from string, err error) error {
 	case continuity.ErrorFields(err)["dsn"] != "":
 		what = "the store " + from + " names"
 	}
-	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-		return fmt.Errorf("%s cannot be opened: %w (%v)", what, err, pe)
+	reason, fields := err.Error(), map[string]string(nil)
+	if ce := (*continuity.Error)(nil); errors.As(err, &ce) {
+		reason, fields = ce.Message, ce.Fields
 	}
-	return fmt.Errorf("%s cannot be opened: %w", what, err)
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		reason += " (" + pe.Error() + ")"
+	}
+	return &continuity.Error{Code: continuity.ErrorCode(err), Message: what + " cannot be opened: " + reason, Fields: fields, Err: err}
+}
+
+// checkTenant refuses, naming BATON_TENANT as the field, a local tenant
+// the service would refuse (as it trims it): before a store is opened, and
+// rather than in every answer a server gives. It is a *continuity.Error, so
+// a hook's one line says it too.
+func (e *Env) checkTenant() error {
+	if reason := continuity.ErrorFields(continuity.ValidateTenant(strings.TrimSpace(e.Tenant)))["tenant"]; reason != "" {
+		return continuity.Invalid("BATON_TENANT", reason)
+	}
+	return nil
 }
 
 // client returns the team server's client, after checking BATON_SERVER_URL

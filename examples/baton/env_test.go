@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/alecthomas/kong"
+	"github.com/batonhq/baton/continuity"
 )
 
 // TestProjectFacet: an explicit project wins; without one, commands use the
@@ -150,13 +155,20 @@ func TestStoreOpenErrorsNameTheStore(t *testing.T) {
 		{"BATON_DSN is an unreachable Postgres", root, pgURL, []string{"doctor"}, []string{"the Postgres store BATON_DSN names", "cannot reach the Postgres server"}},
 		{"BATON_DSN is another URL", root, "mysql://u:" + password + "@db/x", []string{"doctor"}, []string{"the store BATON_DSN names", "neither a postgres:// or postgresql:// URL"}},
 		{"--dsn is a libpq string", root, "", []string{"worker", "--once", "--dsn", "host=db password=" + password}, []string{"the store --dsn names", "key=value"}},
+		// A hook's one line says as much (it exits 0).
+		{"hook: BATON_HOME is a file", file, "", []string{"hook", "end", "--harness", "codex"}, []string{filepath.Join(file, "baton.db") + " (BATON_HOME)", "not a directory"}},
 	}
 	for _, tc := range cases {
 		env := testEnv(t)
 		env.Home, env.DSN = tc.home, tc.dsn
+		env.Stdin = strings.NewReader(`{"session_id":"s1","hook_event_name":"SessionEnd","cwd":"/tmp"}`)
 		_, stderr, status := run(t, env, tc.args)
-		if status != exitFailure {
-			t.Errorf("%s: status %d, want %d; stderr %q", tc.name, status, exitFailure, stderr)
+		want := exitFailure
+		if tc.args[0] == "hook" {
+			want = exitOK // a hook never blocks the person's work
+		}
+		if status != want {
+			t.Errorf("%s: status %d, want %d; stderr %q", tc.name, status, want, stderr)
 		}
 		for _, want := range tc.says {
 			if !strings.Contains(stderr, want) {
@@ -165,6 +177,43 @@ func TestStoreOpenErrorsNameTheStore(t *testing.T) {
 		}
 		if strings.Contains(stderr, password) {
 			t.Errorf("%s: stderr carries the password: %q", tc.name, stderr)
+		}
+	}
+}
+
+// TestBadTenantNamesTheVariable: a BATON_TENANT the service refuses (NUL,
+// not UTF-8, too long, only space) fails each command that acts as the
+// local tenant naming BATON_TENANT, before a store is opened; serve without
+// keys used to start and answer every request 400 "tenant: is required",
+// which no client can fix.
+func TestBadTenantNamesTheVariable(t *testing.T) {
+	tenants := []string{"a\x00b", "\xff", strings.Repeat("t", continuity.MaxTenantLen+1), " ", "\t\n"}
+	commands := [][]string{
+		{"remember", "--topic", "t", "x"},
+		{"briefing"},
+		{"export"},
+		{"hook", "end", "--harness", "codex"},
+		{"serve", "--addr", "127.0.0.1:0", "--no-worker"},
+	}
+	for _, tenant := range tenants {
+		for _, args := range commands {
+			env := testEnv(t)
+			env.Tenant = tenant
+			env.Stdin = strings.NewReader(`{"session_id":"s1","hook_event_name":"SessionEnd","cwd":"/tmp"}`)
+			// A serve that starts stops when the context ends.
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			_, stderr, status := run(t, env, args, kong.BindTo(ctx, (*context.Context)(nil)))
+			cancel()
+			want := exitFailure
+			if args[0] == "hook" {
+				want = exitOK // a hook never blocks the person's work
+			}
+			if status != want || !strings.Contains(stderr, "BATON_TENANT") {
+				t.Errorf("BATON_TENANT=%q %v: status %d, stderr %q; want %d naming BATON_TENANT", tenant, args, status, stderr, want)
+			}
+			if _, err := os.Stat(env.DSN); err == nil {
+				t.Errorf("BATON_TENANT=%q %v: a store was opened", tenant, args)
+			}
 		}
 	}
 }

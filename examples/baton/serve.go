@@ -185,8 +185,8 @@ func (c *ServeCmd) authenticator(env *Env) (httpapi.Authenticator, string, error
 	if !loopbackAddr(c.Addr) {
 		return nil, "", fmt.Errorf("--addr %s is not a loopback address and no API keys are configured: without keys every request acts as the local tenant, so baton serves only on 127.0.0.1, ::1 or localhost; set BATON_API_KEYS (key=tenant,...) or --keys-file to serve on another address", c.Addr)
 	}
-	if err := continuity.ValidateTenant(env.Tenant); err != nil {
-		return nil, "", fmt.Errorf("BATON_TENANT: %w", err)
+	if err := env.checkTenant(); err != nil {
+		return nil, "", err
 	}
 	return localAuthenticator{tenant: env.Tenant}, "local tenant " + env.Tenant + " (no API keys; loopback only)", nil
 }
