@@ -423,6 +423,9 @@ func translate(err error) error {
 	if retryable(err) {
 		return &continuity.Error{Code: continuity.CodeInternal, Message: "the database is locked by another process", Err: err}
 	}
+	if strings.Contains(msg, "file is not a database") { // SQLITE_NOTADB, in both drivers' words
+		return &continuity.Error{Code: continuity.CodeInternal, Message: "the file is not a SQLite database", Err: err}
+	}
 	return &continuity.Error{Code: continuity.CodeInternal, Message: "database error", Err: err}
 }
 

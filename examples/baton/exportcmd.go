@@ -24,7 +24,7 @@ type ExportCmd struct {
 
 // ImportCmd reads an export into the tenant, which must own nothing yet.
 type ImportCmd struct {
-	File string `arg:"" help:"The export to import ('-' reads stdin)." placeholder:"FILE"`
+	File string `arg:"" type:"existingfile" help:"The export to import ('-' reads stdin); a missing file or a directory is a usage error." placeholder:"FILE"`
 }
 
 // ForgetCmd erases everything the tenant owns: its rows, and the bottle
@@ -131,6 +131,12 @@ func (c *ImportCmd) Run(ctx context.Context, env *Env, api continuity.API) error
 		return err
 	}
 	r := env.Stdin
+	if f, ok := r.(*os.File); ok && c.File == "-" {
+		// The import's own read error says only that it could not read.
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			return errors.New("import: stdin is a directory: give the export as FILE, or redirect it from a file")
+		}
+	}
 	if c.File != "-" {
 		f, err := os.Open(c.File)
 		if err != nil {

@@ -201,3 +201,42 @@ func TestExportRefusesAnEmptyOut(t *testing.T) {
 		t.Error("a refused export wrote files")
 	}
 }
+
+// TestImportRefusesWhatIsNoFile: an import FILE that is missing, empty or a
+// directory is a usage error naming it, as bottle render's --transcript
+// is, and a stdin that is a directory fails naming stdin; each used to fail
+// as "internal: the import could not be read" (or "open : ..."), naming
+// neither the file nor what is wrong with it. Nothing is written.
+func TestImportRefusesWhatIsNoFile(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name   string
+		args   []string
+		stdin  string // a path opened as stdin; "" for none
+		status int
+		says   string
+	}{
+		{"a directory", []string{"import", dir}, "", exitUsage, dir + " is a directory, not a file"},
+		{"a missing file", []string{"import", filepath.Join(dir, "missing.jsonl")}, "", exitUsage, "missing.jsonl"},
+		{"an empty path", []string{"import", ""}, "", exitUsage, "the path is empty"},
+		{"stdin a directory", []string{"import", "-"}, dir, exitFailure, "import: stdin is a directory"},
+	}
+	for _, tc := range cases {
+		env := testEnv(t)
+		if tc.stdin != "" {
+			f, err := os.Open(tc.stdin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			env.Stdin = f
+		}
+		_, stderr, status := run(t, env, tc.args)
+		if status != tc.status || !strings.Contains(stderr, tc.says) {
+			t.Errorf("%s: status %d, stderr %q; want %d saying %q", tc.name, status, stderr, tc.status, tc.says)
+		}
+		if out, _, _ := run(t, env, []string{"export"}); rowsOf(t, out) != "" {
+			t.Errorf("%s: the refused import wrote rows", tc.name)
+		}
+	}
+}

@@ -229,7 +229,7 @@ func TestCommands(t *testing.T) {
 		{[]string{"archive", "{id}", "--session-run", ""}, exitOK, "{id} archived\n", ""},
 		{[]string{"briefing", "--json"}, exitOK, `"items": []`, ""},
 		{[]string{"resolve", "nope"}, exitFailure, "", "invalid"},
-		{[]string{"remember", "--topic", "t", "--session-run", "bad", "x"}, exitFailure, "", "sessionRunId"},
+		{[]string{"remember", "--topic", "t", "--session-run", "bad", "x"}, exitFailure, "", "--session-run: must be a UUID"},
 		{[]string{"remember", "--topic", "t", "--kind", "idea", "x"}, exitUsage, "", `but got "idea"`},
 		{[]string{"bottle", "show", "never-bottled"}, exitFailure, "", "no bottle for session never-bottled"},
 		{[]string{"bottle", "show", "--agent", "Not An Agent", "s1"}, exitFailure, "", "not a valid agent name"},
