@@ -51,6 +51,11 @@ func (failingAPI) AppendReceipt(context.Context, continuity.ReceiptParams) (uuid
 // and closes it when the test ends.
 func opener(t *testing.T, home string) func(context.Context) (continuity.API, error) {
 	return func(ctx context.Context) (continuity.API, error) {
+		// As the baton binary does for its default location: the store
+		// creates no directory.
+		if err := os.MkdirAll(home, 0o700); err != nil {
+			return nil, err
+		}
 		st, err := sqlstore.Open(ctx, filepath.Join(home, "baton.db"))
 		if err != nil {
 			return nil, err

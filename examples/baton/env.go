@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -125,33 +126,64 @@ func (e *Env) Open(ctx context.Context, opts ...continuity.Option) (continuity.A
 	if e.LockWait > 0 {
 		storeOpts = append(storeOpts, sqlstore.BusyTimeout(e.LockWait))
 	}
-	svc, done, err := e.openService(ctx, e.DSN, storeOpts, opts...)
+	svc, done, err := e.openService(ctx, "", storeOpts, opts...)
 	if err != nil {
 		return nil, nil, err
 	}
 	return svc.For(e.Tenant), done, nil
 }
 
-// openService opens the store dsn names (baton.db in Home when it is
-// empty) and returns the service over it, every tenant's, and the function
-// that closes the store. It is the one place baton opens a store: Open
-// binds its tenant, serve serves it to the tenants of its API keys.
-func (e *Env) openService(ctx context.Context, dsn string, storeOpts []sqlstore.Option, opts ...continuity.Option) (*continuity.Service, func(), error) {
+// openService opens the store flag names (the command's --dsn; "" when
+// none was given), else BATON_DSN, else baton.db in Home, and returns the
+// service over it, every tenant's, and the function that closes the store.
+// It is the one place baton opens a store: Open binds its tenant, serve
+// serves it to the tenants of its API keys. Only the default location is
+// created (Home, 0700, as sqlstore.Open creates no directory): an explicit
+// DSN's directory must exist, so that a mistyped path creates no tree of
+// directories, and an error opening it names the flag or the variable it
+// came from.
+func (e *Env) openService(ctx context.Context, flag string, storeOpts []sqlstore.Option, opts ...continuity.Option) (*continuity.Service, func(), error) {
+	dsn, from := flag, "--dsn"
 	if dsn == "" {
-		dsn = e.DSN
+		dsn, from = e.DSN, "BATON_DSN"
 	}
 	if dsn == "" {
 		home, err := e.home()
 		if err != nil {
 			return nil, nil, err
 		}
-		dsn = filepath.Join(home, "baton.db")
+		if err := os.MkdirAll(home, 0o700); err != nil {
+			return nil, nil, fmt.Errorf("cannot create BATON_HOME: %w", err)
+		}
+		dsn, from = filepath.Join(home, "baton.db"), ""
 	}
 	st, err := sqlstore.Open(ctx, dsn, storeOpts...)
 	if err != nil {
+		if from != "" {
+			err = dsnError(err, from)
+		}
 		return nil, nil, err
 	}
 	return continuity.New(st, opts...), func() { st.Close() }, nil
+}
+
+// dsnError names from, the flag or variable an explicit DSN came from, in
+// err, the error opening it: an invalid error's field "dsn" becomes from,
+// any other error's message starts with it. A *continuity.Error stays one
+// (a hook's stderr line shows a baton error's code, message and fields
+// only), its code kept.
+func dsnError(err error, from string) error {
+	var ce *continuity.Error
+	if !errors.As(err, &ce) {
+		return fmt.Errorf("%s: %w", from, err)
+	}
+	named := &continuity.Error{Code: ce.Code, Message: from + ": " + ce.Message, Err: err}
+	if reason, ok := ce.Fields["dsn"]; ok {
+		named.Message, named.Fields = ce.Message, maps.Clone(ce.Fields)
+		delete(named.Fields, "dsn")
+		named.Fields[from] = reason
+	}
+	return named
 }
 
 // client returns the team server's client, after checking BATON_SERVER_URL

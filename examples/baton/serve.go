@@ -94,7 +94,7 @@ func (c *ServeCmd) Run(ctx context.Context, env *Env) error {
 	}
 	defer ln.Close() // Serve closes it; this, when the store is refused
 	dsn := cmp.Or(c.DSN, env.DSN)
-	svc, closeStore, err := env.openService(ctx, dsn, nil)
+	svc, closeStore, err := env.openService(ctx, c.DSN, nil)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
