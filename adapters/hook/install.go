@@ -2,6 +2,7 @@ package hook
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -45,7 +46,9 @@ import (
 // uninstall: for the harnesses, absent and empty mean the same.
 //
 // A file install creates starts from the harness's skeleton ("{}", or
-// {"version": 1} where the harness wants a version). Uninstall never deletes
+// {"version": 1} where the harness wants a version); an existing file
+// lacking a key of the skeleton gets it (completeSkeleton), and the
+// round trip above gives back the file with that key. Uninstall never deletes
 // a harness's shared configuration file, even one install created (another
 // tool may have written to it since); it leaves the skeleton. The one file
 // that is baton's alone, Copilot's .github/hooks/baton.json, is deleted when
@@ -501,10 +504,14 @@ func (h *Harness) entry(ev EventName, handler jsonObj) any {
 }
 
 // install returns src with baton's entries in place, their commands
-// quoted for host's shells.
+// quoted for host's shells, and the skeleton's top-level keys the file
+// lacks added (see completeSkeleton).
 func (h *Harness) install(path string, src []byte, binary string, host shellHost) ([]byte, error) {
 	d, err := h.open(path, src)
 	if err != nil {
+		return nil, err
+	}
+	if err := h.completeSkeleton(d); err != nil {
 		return nil, err
 	}
 	for _, ev := range h.registered() {
@@ -529,6 +536,29 @@ func (h *Harness) install(path string, src []byte, binary string, host shellHost
 		}
 	}
 	return d.src, nil
+}
+
+// completeSkeleton adds to d each top-level key of the harness's skeleton
+// that d lacks, with the skeleton's value, before the hooks install adds:
+// a harness whose skeleton carries a version (Cursor's and Copilot's
+// {"version": 1}) does not load the hooks of a file without one, so hooks
+// installed into an existing "{}" would never run. A key the file has is
+// the person's, whatever its value. Uninstall leaves the keys, as it
+// leaves the skeleton of a file install created.
+func (h *Harness) completeSkeleton(d *jsonDoc) error {
+	skeleton, err := parseJSONDoc("the skeleton", []byte(h.Install.Skeleton))
+	if err != nil {
+		return err
+	}
+	for i, key := range skeleton.root.keys {
+		if n, _ := d.member(d.root, key); n != nil {
+			continue
+		}
+		if err := d.insertLast(d.root, key, json.RawMessage(skeleton.raw(skeleton.root.items[i]))); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // place makes baton's first handler in ev's list equal handler (appending

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,7 +152,10 @@ func (e *Env) Open(ctx context.Context, opts ...continuity.Option) (continuity.A
 // BATON_DSN's, else baton.db in Home, and returns the service over it,
 // every tenant's, and the function that closes the store. It is the one
 // place baton opens a store: Open binds its tenant, serve serves it to the
-// tenants of its API keys. Its error names the store and what named it.
+// tenants of its API keys. Only the default location is created (Home,
+// 0700, as sqlstore.Open creates no directory): an explicit DSN's
+// directory must exist, so that a mistyped path creates no tree of
+// directories. Its error names the store and what named it.
 func (e *Env) openService(ctx context.Context, flagDSN string, storeOpts []sqlstore.Option, opts ...continuity.Option) (*continuity.Service, func(), error) {
 	dsn, from := flagDSN, "--dsn"
 	if dsn == "" {
@@ -166,6 +170,9 @@ func (e *Env) openService(ctx context.Context, flagDSN string, storeOpts []sqlst
 			return nil, nil, err
 		}
 		dsn, from = filepath.Join(home, "baton.db"), "BATON_HOME"
+		if err := os.MkdirAll(home, 0o700); err != nil {
+			return nil, nil, storeErr(dsn, from, &continuity.Error{Code: continuity.CodeInternal, Message: "cannot create the database directory", Err: err})
+		}
 	}
 	st, err := sqlstore.Open(ctx, dsn, storeOpts...)
 	if err != nil {
@@ -192,6 +199,12 @@ func storeErr(dsn, from string, err error) error {
 	reason, fields := err.Error(), map[string]string(nil)
 	if ce := (*continuity.Error)(nil); errors.As(err, &ce) {
 		reason, fields = ce.Message, ce.Fields
+		if r, ok := fields["dsn"]; ok {
+			// The field a person can fix is the flag or the variable.
+			fields = maps.Clone(fields)
+			delete(fields, "dsn")
+			fields[from] = r
+		}
 	}
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 		reason += " (" + pe.Error() + ")"

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +50,7 @@ func TestProjectFacet(t *testing.T) {
 // BATON_HOME; never in the working directory.
 func TestHomeResolution(t *testing.T) {
 	root := t.TempDir()
-	batonHome, userHome, dsn := filepath.Join(root, "baton-home"), filepath.Join(root, "user-home"), filepath.Join(root, "dsn", "x.db")
+	batonHome, userHome, dsn := filepath.Join(root, "baton-home"), filepath.Join(root, "user-home"), filepath.Join(root, "x.db")
 	setHome, setUser, setDSN := "BATON_HOME="+batonHome, userHomeVar()+"="+userHome, "BATON_DSN="+dsn
 	cases := []struct {
 		name   string
@@ -105,6 +106,85 @@ func TestHomeResolution(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestExplicitDSNDirectoryMustExist runs every command that opens the
+// store with an explicit DSN (--dsn, BATON_DSN) naming a SQLite file in a
+// directory that does not exist: each fails naming the flag or variable
+// (the hook exits 0 with its one stderr line, printing nothing on stdout)
+// and creates nothing; a mistyped path must not make a tree of
+// directories. The default location, BATON_HOME's baton.db, is created
+// with its directory, readable by its owner only.
+func TestExplicitDSNDirectoryMustExist(t *testing.T) {
+	root := t.TempDir()
+	home, typo := filepath.Join(root, "home"), filepath.Join(root, "typo", "deeper", "baton.db")
+	export := filepath.Join(root, "export.jsonl")
+	cases := []struct {
+		name   string
+		env    []string
+		args   []string
+		status int
+		names  string
+	}{
+		{"remember", []string{"BATON_DSN=" + typo}, []string{"remember", "--topic", "t", "x"}, 1, "BATON_DSN"},
+		{"briefing", []string{"BATON_DSN=" + typo}, []string{"briefing"}, 1, "BATON_DSN"},
+		{"resolve", []string{"BATON_DSN=" + typo}, []string{"resolve", "01a23cb6-459f-790c-877c-7a447f321ce4"}, 1, "BATON_DSN"},
+		{"doctor", []string{"BATON_DSN=" + typo}, []string{"doctor"}, 1, "BATON_DSN"},
+		{"export", []string{"BATON_DSN=" + typo}, []string{"export"}, 1, "BATON_DSN"},
+		{"import", []string{"BATON_DSN=" + typo}, []string{"import", export}, 1, "BATON_DSN"},
+		{"forget", []string{"BATON_DSN=" + typo}, []string{"forget", "--yes"}, 1, "BATON_DSN"},
+		{"worker --dsn", nil, []string{"worker", "--once", "--dsn", typo}, 1, "--dsn"},
+		{"worker BATON_DSN", []string{"BATON_DSN=" + typo}, []string{"worker", "--once"}, 1, "BATON_DSN"},
+		{"--dsn wins over BATON_DSN", []string{"BATON_DSN=" + filepath.Join(root, "ok.db")}, []string{"worker", "--once", "--dsn", typo}, 1, "--dsn"},
+		{"serve --dsn", nil, []string{"serve", "--addr", "127.0.0.1:0", "--dsn", typo}, 1, "--dsn"},
+		{"serve BATON_DSN", []string{"BATON_DSN=" + typo}, []string{"serve", "--addr", "127.0.0.1:0"}, 1, "BATON_DSN"},
+		{"hook", []string{"BATON_DSN=" + typo}, []string{"hook", "end", "--harness", "codex"}, 0, "BATON_DSN"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.RemoveAll(root); err != nil {
+				t.Fatal(err)
+			}
+			cwd := filepath.Join(root, "cwd")
+			if err := os.MkdirAll(cwd, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(export, []byte("{}\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			stdin := ""
+			if tc.args[0] == "hook" {
+				stdin = `{"hook_event_name":"SessionEnd","session_id":"s1","cwd":"` + filepath.ToSlash(cwd) + `"}`
+			}
+			stdout, stderr, status := batonIn(t, cwd, append(tc.env, "BATON_HOME="+home), stdin, tc.args...)
+			if status != tc.status {
+				t.Fatalf("exit status %d, want %d\nstderr: %s", status, tc.status, stderr)
+			}
+			if lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n"); len(lines) != 1 || !strings.Contains(stderr, "("+tc.names+") cannot be opened: the SQLite file's directory does not exist") {
+				t.Errorf("stderr does not say, on one line, that %s names a missing directory:\n%s", tc.names, stderr)
+			}
+			if tc.args[0] == "hook" && stdout != "" {
+				t.Errorf("the hook printed %q", stdout)
+			}
+			if _, err := os.Stat(filepath.Join(root, "typo")); err == nil {
+				t.Errorf("the mistyped directory was created")
+			}
+		})
+	}
+
+	t.Run("the default location is created", func(t *testing.T) {
+		home := filepath.Join(t.TempDir(), "a", "home")
+		if _, stderr, status := baton(t, t.TempDir(), []string{"BATON_HOME=" + home}, "doctor"); status != 0 {
+			t.Fatalf("doctor: exit status %d\nstderr: %s", status, stderr)
+		}
+		fi, err := os.Stat(filepath.Join(home, "baton.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if di, err := os.Stat(home); runtime.GOOS != "windows" && (err != nil || di.Mode().Perm() != 0o700 || fi.Mode().Perm() != 0o600) {
+			t.Errorf("home %v, store %v: want 0700 and 0600", di.Mode(), fi.Mode())
+		}
+	})
 }
 
 // TestStopNudgeVariable: BATON_STOP_NUDGE turns the Stop nudge on only when
