@@ -253,15 +253,22 @@ func (s *Service) SessionHistory(ctx context.Context, tenant, agent, sessionID s
 		// bound (ExcerptTrimEvery): the newest are read.
 		excerpts = excerpts[max(0, len(excerpts)-MaxStopExcerpts):]
 		for _, e := range excerpts {
-			rec.StopExcerpts = append(rec.StopExcerpts, bottle.StopExcerpt{PromptNumber: promptAt(prompts, e), Text: e.Text, Time: e.At})
+			rec.StopExcerpts = append(rec.StopExcerpts, bottle.StopExcerpt{PromptNumber: promptOf(prompts, e), Text: e.Text, Time: e.At})
 		}
 		return nil
 	})
 	return rec, err
 }
 
-// promptAt is the number of the last prompt submitted before the Stop.
-func promptAt(ps []Prompt, e StopExcerpt) int {
+// promptOf is the turn a Stop ended: the prompt number its excerpt
+// recorded when written. An excerpt written before baton recorded it
+// (migration 018, or an import of export version 1) goes to the last
+// prompt not stamped after it, so a Stop stamped before its own prompt by
+// a clock stepped back is filed under the turn before, as it always was.
+func promptOf(ps []Prompt, e StopExcerpt) int {
+	if e.PromptNumber != nil {
+		return *e.PromptNumber
+	}
 	n := 0
 	for _, p := range ps {
 		if !p.At.After(e.At) {

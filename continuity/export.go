@@ -22,13 +22,13 @@ import (
 	"github.com/google/uuid"
 )
 
-// The export format, version 1: JSON lines (one JSON object per line, each
+// The export format, version 2: JSON lines (one JSON object per line, each
 // ended by "\n", UTF-8). An import also reads lines ended by "\r\n", a
 // last line without its end, and a byte order mark before the header.
 //
 // The first line is the header, an ExportHeader:
 //
-//	{"format":"baton.export","version":1,"tenant":"local","exportedAt":"2026-11-30T09:00:00Z"}
+//	{"format":"baton.export","version":2,"tenant":"local","exportedAt":"2026-11-30T09:00:00Z"}
 //
 // Every other line is one row, an ExportLine:
 //
@@ -55,10 +55,16 @@ import (
 // briefed rows and a ledger payload in the bounds Open and AppendEvent
 // keep) and the first bad one refuses the whole import as invalid, naming
 // its line and field.
-// A new version number is a format an older baton refuses.
+// A new version number is a format an older baton refuses; an import reads
+// every version from OldestExportVersion on, refusing in an older
+// version's rows a member a later one added. Version 2 added
+// stop_excerpts' promptNumber (the turn the Stop ended): a version 1
+// excerpt has none, and pairs with its prompt by time.
 const (
 	ExportFormat  = "baton.export"
-	ExportVersion = 1
+	ExportVersion = 2
+	// OldestExportVersion is the oldest version an import reads.
+	OldestExportVersion = 1
 	// MaxExportLineBytes bounds one line an import reads.
 	MaxExportLineBytes = 1 << 20
 	// ExportPageSize is how many rows an export reads in one transaction.
@@ -183,7 +189,8 @@ func (s *Service) Restore(ctx context.Context, tenant string, r io.Reader) (Expo
 	// A UTF-8 byte order mark, which PowerShell's Out-File and some
 	// editors put first, is no part of the header: a JSON parser may
 	// ignore one (RFC 8259, 8.1), and this one does.
-	if err := checkHeader(bytes.TrimPrefix(head, []byte("\ufeff"))); err != nil {
+	version, err := checkHeader(bytes.TrimPrefix(head, []byte("\ufeff")))
+	if err != nil {
 		return res, err
 	}
 	runs := 0
@@ -229,7 +236,7 @@ func (s *Service) Restore(ctx context.Context, tenant string, r io.Reader) (Expo
 				return Invalid(lineField(line, "table"), "comes after "+ExportTables[at]+": tables must be in the order "+strings.Join(ExportTables, " "))
 			}
 			at = i
-			insert, fields := exportTables[i].load(l.Row, !utf8.Valid(b))
+			insert, fields := exportTables[i].load(l.Row, !utf8.Valid(b), version)
 			if fields != nil {
 				return lineErr(line, fields)
 			}
@@ -271,23 +278,25 @@ func onlyImported(ctx context.Context, tx Tx, imported map[string]int) error {
 	return nil
 }
 
-// checkHeader refuses a first line that is not this format's header.
-func checkHeader(b []byte) error {
+// checkHeader refuses a first line that is not the header of a version
+// this baton reads, and returns the version.
+func checkHeader(b []byte) (int, error) {
 	var h ExportHeader
 	if !utf8.Valid(b) {
-		return Invalid(lineField(1, ""), "must be valid UTF-8")
+		return 0, Invalid(lineField(1, ""), "must be valid UTF-8")
 	}
 	if err := strictJSON(b, &h); err != nil {
-		return lineErr(1, fieldsOf(err, ""))
+		return 0, lineErr(1, fieldsOf(err, ""))
 	}
 	f := map[string]string{}
 	if h.Format != ExportFormat {
 		f[lineField(1, "format")] = "must be " + ExportFormat
 	}
-	if h.Version != ExportVersion {
-		f[lineField(1, "version")] = "must be " + strconv.Itoa(ExportVersion) + " (this baton reads that version only)"
+	if h.Version < OldestExportVersion || h.Version > ExportVersion {
+		f[lineField(1, "version")] = "must be from " + strconv.Itoa(OldestExportVersion) + " to " + strconv.Itoa(ExportVersion) +
+			" (the versions this baton reads)"
 	}
-	return fieldsErr(f)
+	return h.Version, fieldsErr(f)
 }
 
 // lineField names a field of one line of an import: "line 3", "line 3: row.id".
@@ -449,9 +458,9 @@ type exportTable interface {
 	// count counts the tenant's rows of the table, reading at most limit
 	// (1: whether the tenant owns one).
 	count(ctx context.Context, tx Tx, limit int) (int, error)
-	// load decodes and checks one row; it returns the row's write, or the
-	// fields that failed (named "row.member").
-	load(raw json.RawMessage, notUTF8 bool) (func(ctx context.Context, tx Tx) error, map[string]string)
+	// load decodes and checks one row of an export of version; it returns
+	// the row's write, or the fields that failed (named "row.member").
+	load(raw json.RawMessage, notUTF8 bool, version int) (func(ctx context.Context, tx Tx) error, map[string]string)
 }
 
 // table is an exportTable of rows T keyed by K.
@@ -462,6 +471,9 @@ type table[T any, K comparable] struct {
 	key    func(*T) K
 	check  func(*T, map[string]string)
 	insert func(ctx context.Context, tx Tx, row *T) error
+	// added names the members a version after the first added, with that
+	// version: a row of an older version's export holding one is refused.
+	added map[string]int
 }
 
 func (t table[T, K]) name() string { return t.table }
@@ -504,7 +516,7 @@ func (t table[T, K]) count(ctx context.Context, tx Tx, limit int) (int, error) {
 	return n, nil
 }
 
-func (t table[T, K]) load(raw json.RawMessage, notUTF8 bool) (func(ctx context.Context, tx Tx) error, map[string]string) {
+func (t table[T, K]) load(raw json.RawMessage, notUTF8 bool, version int) (func(ctx context.Context, tx Tx) error, map[string]string) {
 	if notUTF8 {
 		raw = markInvalid(raw)
 	}
@@ -516,6 +528,7 @@ func (t table[T, K]) load(raw json.RawMessage, notUTF8 bool) (func(ctx context.C
 		return nil, fieldsOf(err, "row")
 	}
 	f := map[string]string{}
+	t.checkAdded(f, raw, version)
 	checkStrings(f, "row", reflect.ValueOf(row), notUTF8)
 	checkTimes(f, "row", reflect.ValueOf(row))
 	checkInts(f, "row", reflect.ValueOf(row))
@@ -529,6 +542,26 @@ func (t table[T, K]) load(raw json.RawMessage, notUTF8 bool) (func(ctx context.C
 		return nil, f
 	}
 	return func(ctx context.Context, tx Tx) error { return t.insert(ctx, tx, row) }, nil
+}
+
+// checkAdded refuses each member of the row (raw, which decoded) that a
+// version after the export's added. Names match as the decoder matched
+// them, without regard to case.
+func (t table[T, K]) checkAdded(f map[string]string, raw json.RawMessage, version int) {
+	if len(t.added) == 0 {
+		return
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(raw, &members) != nil {
+		return
+	}
+	for name, since := range t.added {
+		for m := range members {
+			if strings.EqualFold(m, name) && version < since {
+				f["row."+name] = "is not a member of version " + strconv.Itoa(version) + " (version " + strconv.Itoa(since) + " added it)"
+			}
+		}
+	}
 }
 
 // Row checks: what the store needs of a row beyond storable text. The rows
@@ -718,7 +751,8 @@ var exportTables = []exportTable{
 				f["row.text"] = "is required"
 			}
 		},
-		insert: func(ctx context.Context, tx Tx, r *StopExcerpt) error { return tx.InsertStopExcerpt(ctx, 0, r) }},
+		insert: func(ctx context.Context, tx Tx, r *StopExcerpt) error { return tx.InsertStopExcerpt(ctx, 0, r) },
+		added:  map[string]int{"promptNumber": 2}},
 	table[LedgerEntry, uuid.UUID]{table: TableLedger, page: Tx.Ledger, key: func(r *LedgerEntry) uuid.UUID { return r.ID },
 		check: func(r *LedgerEntry, f map[string]string) {
 			needID(f, "row.id", r.ID)

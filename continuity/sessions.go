@@ -446,6 +446,13 @@ func (s *Service) heartbeat(ctx context.Context, tenant string, p HeartbeatParam
 			return err
 		}
 		if e := newExcerpt(now); e != nil {
+			// The turn the Stop ended, as TouchLive reads it: the newest
+			// prompt written before it, whatever the clocks stamped.
+			last, _, err := tx.LastPrompt(ctx, agent, sid)
+			if err != nil {
+				return err
+			}
+			e.PromptNumber = &last.Number
 			if err := tx.InsertStopExcerpt(ctx, touch.ExcerptKeep(row.StopCount), e); err != nil {
 				return err
 			}

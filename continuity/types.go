@@ -286,4 +286,11 @@ type StopExcerpt struct {
 	// holds its first MaxExcerptLen characters.
 	Truncated bool      `json:"truncated"`
 	At        time.Time `json:"at"`
+	// PromptNumber is the turn the Stop ended: the conversation's newest
+	// prompt number when the excerpt was written (0 before any prompt),
+	// which the store reads as it writes the excerpt. The turn is told by
+	// the order of the writes, not by At, which a clock stepped back (or
+	// another replica's) may stamp before the prompt's. Nil on a row
+	// written before baton recorded it: such a row pairs by time.
+	PromptNumber *int `json:"promptNumber,omitempty"`
 }

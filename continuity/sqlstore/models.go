@@ -303,11 +303,12 @@ type promptModel struct {
 type excerptModel struct {
 	bun.BaseModel `bun:"table:stop_excerpts"`
 
-	ID        uuid.UUID `bun:"id,pk,type:uuid"`
-	UserID    string    `bun:"user_id"`
-	Agent     string    `bun:"agent"`
-	SessionID string    `bun:"session_id"`
-	Text      string    `bun:"text"`
-	Truncated bool      `bun:"truncated"`
-	At        time.Time `bun:"at"`
+	ID           uuid.UUID `bun:"id,pk,type:uuid"`
+	UserID       string    `bun:"user_id"`
+	Agent        string    `bun:"agent"`
+	SessionID    string    `bun:"session_id"`
+	Text         string    `bun:"text"`
+	Truncated    bool      `bun:"truncated"`
+	At           time.Time `bun:"at"`
+	PromptNumber *int      `bun:"prompt_number"`
 }

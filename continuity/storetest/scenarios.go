@@ -61,6 +61,7 @@ func RunScenarios(t *testing.T, h ScenarioHarness) {
 	t.Run("NudgeActivations", func(t *testing.T) { scenarioNudgeActivations(t, h) })
 	t.Run("Chaos", func(t *testing.T) { scenarioChaos(t, h) })
 	t.Run("HandoverAcrossSkewedClocks", func(t *testing.T) { scenarioHandoverSkew(t, h) })
+	t.Run("StopAfterClockStep", func(t *testing.T) { scenarioStopClockStep(t, h) })
 }
 
 // scene is one scenario's backend: two tenants and their clock.
