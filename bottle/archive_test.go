@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -21,7 +22,7 @@ func TestArchivedAtReadsWhatArchiveWrites(t *testing.T) {
 		if _, err := b.Seal(ctx, session, writeTranscript(t, midTurn()), 0); err != nil {
 			t.Fatal(err)
 		}
-		dst, err := b.Archive(ctx, session)
+		dst, err := b.Archive(ctx, session, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +56,7 @@ func TestArchiveDropsTheCache(t *testing.T) {
 	if err := os.WriteFile(legacy, []byte("old"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Archive(ctx, session); err != nil {
+	if _, err := b.Archive(ctx, session, ""); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Stat(lock); err != nil || fi.Size() != 0 {
@@ -131,5 +132,102 @@ func TestPruneArchives(t *testing.T) {
 	}
 	if n, err := PruneArchives(t.TempDir(), time.Now()); n != 0 || err != nil {
 		t.Errorf("a home with no bottles: %d, %v", n, err)
+	}
+}
+
+// TestArchiveRestartsAContinuedTranscript: a harness that keeps the
+// session's id across a /clear goes on writing the transcript it had. The
+// bottle rendered after the archive holds only what the transcript gained
+// since, however its parse cache fares later (dropped by a degraded
+// render, a version change or a torn write), through a second clear, and
+// while the transcript stays the file the clear saw; the archive keeps
+// what came before. A clear before the transcript held a line, or one the
+// transcript was replaced after, hides nothing.
+func TestArchiveRestartsAContinuedTranscript(t *testing.T) {
+	pre := (&transcriptLines{}).user("question before the clear").assistant("m1", "answer before the clear").String()
+	post := (&transcriptLines{min: 10}).user("question after the clear").assistant("m3", "answer after the clear").String()
+	between := (&transcriptLines{min: 5}).user("question between the clears").assistant("m2", "answer between the clears").String()
+	type env struct {
+		b    *Bottler
+		path string
+	}
+	render := func(t *testing.T, e env) {
+		t.Helper()
+		if _, err := e.b.Render(context.Background(), session, e.path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	archive := func(t *testing.T, e env) {
+		t.Helper()
+		if _, err := e.b.Archive(context.Background(), session, e.path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add := func(s string) func(*testing.T, env) { return func(t *testing.T, e env) { appendFile(t, e.path, s) } }
+	dropCache := func(t *testing.T, e env) {
+		t.Helper()
+		if err := os.Truncate(filepath.Join(e.b.Dir(), session+".lock"), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replace := func(s string) func(*testing.T, env) {
+		return func(t *testing.T, e env) {
+			if err := os.WriteFile(e.path, []byte(s), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cases := []struct {
+		name      string
+		steps     []func(*testing.T, env)
+		want, not []string
+		archives  int
+	}{
+		{"the transcript goes on after the clear", []func(*testing.T, env){add(pre), render, archive, add(post), render},
+			[]string{"question after the clear", "answer after the clear"}, []string{"before the clear"}, 1},
+		{"the clear with no render since the last line", []func(*testing.T, env){add(pre), render, add(between), archive, add(post), render},
+			[]string{"after the clear"}, []string{"before the clear", "between the clears"}, 1},
+		{"the cache dropped after the clear", []func(*testing.T, env){add(pre), render, archive, add(post), render, dropCache, render},
+			[]string{"after the clear"}, []string{"before the clear"}, 1},
+		{"the cache dropped before the first render after the clear", []func(*testing.T, env){add(pre), render, archive, dropCache, add(post), render},
+			[]string{"after the clear"}, []string{"before the clear"}, 1},
+		{"a second clear", []func(*testing.T, env){add(pre), render, archive, add(between), render, archive, add(post), render},
+			[]string{"after the clear"}, []string{"before the clear", "between the clears"}, 2},
+		{"the clear before the transcript held a line", []func(*testing.T, env){archive, add(pre), render},
+			[]string{"question before the clear", "answer before the clear"}, nil, 0},
+		{"the transcript replaced after the clear", []func(*testing.T, env){add(pre), render, archive, replace(between + post), render},
+			[]string{"between the clears", "after the clear"}, []string{"before the clear"}, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := env{b: &Bottler{Home: t.TempDir(), Agent: "claude-code", Clock: newFakeClock()}, path: writeTranscript(t, "")}
+			for _, step := range tc.steps {
+				step(t, e)
+			}
+			got, err := e.b.Read(session)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(string(got), w) {
+					t.Errorf("the bottle lacks %q:\n%s", w, got)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(string(got), n) {
+					t.Errorf("the bottle holds %q from before the clear:\n%s", n, got)
+				}
+			}
+			archived, _ := filepath.Glob(filepath.Join(e.b.Dir(), "archive", "*-"+session+".bottle"))
+			if len(archived) != tc.archives {
+				t.Fatalf("archives %v, want %d", archived, tc.archives)
+			}
+			if tc.archives > 0 {
+				slices.Sort(archived)
+				if first := readBottleAt(t, filepath.Join(archived[0], IndexName)); !strings.Contains(first, "question before the clear") {
+					t.Errorf("the first archive lacks the turn before the clear:\n%s", first)
+				}
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -256,7 +257,7 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 	var cut error // ErrReadCut: the bottle is of the transcript's head
 	if transcriptPath != "" {
 		transcriptPath = ResolveTranscript(transcriptPath)
-		st, err = refresh(ctx, old, transcriptPath, lim, b.Observations != nil)
+		st, err = refresh(ctx, old, b.readClearPoint(sessionID), transcriptPath, lim, b.Observations != nil)
 		if errors.Is(err, ErrReadCut) && !durable {
 			// A render renders what was read and keeps its cursor; a seal
 			// arms nothing short of the transcript's end.
@@ -410,7 +411,15 @@ func syncBottle(dir string, from int) error {
 // Home/bottles/archive/<UTC timestamp>-<session>.bottle and drops its
 // cache: what /clear does. It returns the archived directory, or "" when
 // the session had no bottle.
-func (b *Bottler) Archive(ctx context.Context, sessionID string) (string, error) {
+//
+// transcriptPath is the session's transcript as the clear found it ("" or
+// a missing file: none). A harness that keeps the session's id across a
+// clear goes on writing that transcript, so Archive keeps where it stood
+// (its last complete line's end, fingerprinted as a cursor is, in
+// <session>.clear beside the lock): every later parse of it starts there
+// rather than at its first byte, and the bottle holds only what followed
+// the clear, for as long as the transcript keeps the bytes the clear saw.
+func (b *Bottler) Archive(ctx context.Context, sessionID, transcriptPath string) (string, error) {
 	dir, err := b.bottleDir(sessionID)
 	if err != nil {
 		return "", err
@@ -428,6 +437,9 @@ func (b *Bottler) Archive(ctx context.Context, sessionID string) (string, error)
 	}
 	// The cache's own file of earlier versions, if one is left.
 	if err := os.Remove(filepath.Join(b.Dir(), sessionID+".state.gob")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("bottle: archive: %w", err)
+	}
+	if err := b.markClear(sessionID, transcriptPath); err != nil {
 		return "", fmt.Errorf("bottle: archive: %w", err)
 	}
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
@@ -449,6 +461,130 @@ func (b *Bottler) Archive(ctx context.Context, sessionID string) (string, error)
 		return "", fmt.Errorf("bottle: archive: %w", err)
 	}
 	return dst, nil
+}
+
+// clearSuffix ends the name of the file beside a session's lock that
+// holds where its transcript stood at the last clear (Archive). A session
+// id's own files end in .bottle, .lock and this suffix, so none is another
+// session's.
+const clearSuffix = ".clear"
+
+// IsLocalState reports whether a file named name beside the bottles is the
+// bottler's own state rather than a record of a session: a session's lock
+// (which holds its parse cache), an earlier version's cache file, or its
+// clear point. An export leaves these out.
+func IsLocalState(name string) bool {
+	for _, suffix := range []string{".lock", ".state.gob", clearSuffix} {
+		if strings.HasSuffix(name, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// clearPoint is where the session's transcript stood at its last clear:
+// the cursor a fresh parse starts from, and the format the transcript's
+// first line told (a Gemini CLI line read alone may not tell it).
+type clearPoint struct {
+	Cursor Cursor `json:"cursor"`
+	Format Format `json:"format,omitempty"`
+}
+
+// markClear keeps where the transcript at path (resolved as a render
+// resolves it) stands now as the session's clear point. A transcript that
+// is not there leaves the clear point as it was.
+func (b *Bottler) markClear(sessionID, path string) error {
+	if path == "" {
+		return nil
+	}
+	path = ResolveTranscript(path)
+	f, err := OpenRegular(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	off, err := lastLineEnd(f, fi.Size())
+	if err != nil {
+		return err
+	}
+	c := clearPoint{Cursor: Cursor{Transcript: path, Offset: off, PrefixLen: int(min(off, prefixLen))}, Format: headFormat(f)}
+	if c.Cursor.PrefixSum, err = prefixSum(f, c.Cursor.PrefixLen); err != nil {
+		return err
+	}
+	if c.Cursor.TailSum, err = tailSum(f, off); err != nil {
+		return err
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	return replaceFile(filepath.Join(b.Dir(), sessionID+clearSuffix), data, 0o600, false)
+}
+
+// lastLineEnd is the offset just past the last newline in the first size
+// bytes of f (0 when there is none): where a parse of the complete lines
+// stops.
+func lastLineEnd(f io.ReaderAt, size int64) (int64, error) {
+	buf := make([]byte, prefixLen)
+	for end := size; end > 0; {
+		start := max(0, end-int64(len(buf)))
+		chunk := buf[:end-start]
+		if _, err := f.ReadAt(chunk, start); err != nil {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+		end = start
+	}
+	return 0, nil
+}
+
+// readClearPoint returns the session's clear point, or nil when it has none
+// usable (never cleared, or a file that does not decode: the parse then
+// starts at the transcript's first byte, as before any clear).
+func (b *Bottler) readClearPoint(sessionID string) *clearPoint {
+	data, err := os.ReadFile(filepath.Join(b.Dir(), sessionID+clearSuffix))
+	if err != nil {
+		return nil
+	}
+	var c clearPoint
+	if json.Unmarshal(data, &c) != nil || c.Cursor.Offset < 0 || int64(c.Cursor.PrefixLen) != min(c.Cursor.Offset, prefixLen) {
+		return nil
+	}
+	return &c
+}
+
+// start is the state a fresh parse of the transcript f at path begins
+// with: at the clear point c while f is still the file it was taken of (the
+// same path, at least as long, the same bytes where the cursor
+// fingerprints them), else at the first byte.
+func (c *clearPoint) start(f *os.File, path string, size int64) *state {
+	if c == nil || c.Cursor.Transcript != path || !c.Cursor.fits(f, size) {
+		return &state{}
+	}
+	return &state{Cursor: c.Cursor, Transcript: Transcript{Format: c.Format}}
+}
+
+// fits reports whether the transcript f, size bytes long, still holds the
+// bytes the cursor fingerprinted: it has not shrunk below the cursor, and
+// neither its head nor the bytes just before the cursor changed.
+func (c Cursor) fits(f *os.File, size int64) bool {
+	if size < c.Offset {
+		return false
+	}
+	if sum, err := prefixSum(f, c.PrefixLen); err != nil || sum != c.PrefixSum {
+		return false
+	}
+	tail, err := tailSum(f, c.Offset)
+	return err == nil && tail == c.TailSum
 }
 
 // stateVersion changes whenever the cached parse would be read differently;
@@ -601,7 +737,7 @@ func kept(st *state, transcriptPath string, lim ReadLimits, host bool) *state {
 // bytes added since. When a new line touches an entry before the window,
 // the transcript is parsed again from the start. It returns an error
 // wrapping os.ErrNotExist when the transcript is gone.
-func refresh(ctx context.Context, st *state, transcriptPath string, lim ReadLimits, host bool) (*state, error) {
+func refresh(ctx context.Context, st *state, cleared *clearPoint, transcriptPath string, lim ReadLimits, host bool) (*state, error) {
 	f, err := OpenRegular(transcriptPath)
 	if err != nil {
 		return nil, fmt.Errorf("bottle: open transcript: %w", err)
@@ -611,12 +747,8 @@ func refresh(ctx context.Context, st *state, transcriptPath string, lim ReadLimi
 	if err != nil {
 		return nil, fmt.Errorf("bottle: stat transcript: %w", err)
 	}
-	if kept(st, transcriptPath, lim, host) == nil || fi.Size() < st.Cursor.Offset {
-		st = &state{}
-	} else if sum, err := prefixSum(f, st.Cursor.PrefixLen); err != nil || sum != st.Cursor.PrefixSum {
-		st = &state{}
-	} else if tail, err := tailSum(f, st.Cursor.Offset); err != nil || tail != st.Cursor.TailSum {
-		st = &state{}
+	if kept(st, transcriptPath, lim, host) == nil || !st.Cursor.fits(f, fi.Size()) {
+		st = cleared.start(f, transcriptPath, fi.Size())
 	}
 	var cut error // ErrReadCut when ctx ended the read
 	read := st.Cursor.Offset
@@ -629,8 +761,8 @@ func refresh(ctx context.Context, st *state, transcriptPath string, lim ReadLimi
 			return nil, fmt.Errorf("bottle: read transcript: %w", err)
 		}
 		if st.Past != nil && st.Past.stale {
-			st = &state{} // a line reached before the window: read it all again
-			read = 0
+			st = cleared.start(f, transcriptPath, fi.Size()) // a line reached before the window: read it all again
+			read = st.Cursor.Offset
 			continue
 		}
 		st.Cursor.Offset = off

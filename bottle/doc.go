@@ -24,7 +24,9 @@
 // it with the I/O: an incremental transcript cursor with its parse cache, a
 // window that lays out again only the pages that may still change and
 // rewrites only those whose bytes did, a cross-process render lock, atomic
-// replacement of every file written, archiving, Seal (which syncs what it
+// replacement of every file written, archiving (with a clear point, so a
+// transcript a harness goes on writing across a /clear under the same id is
+// bottled from the clear on), Seal (which syncs what it
 // hands on) and the marker claim. Storage of markers and history belongs to
 // the host (continuity.BottleStore implements MarkerArmer, MarkerClaimer and
 // History).
@@ -44,7 +46,7 @@
 //	render.go      Mode, Page, Result, Render (full and reconstructed) into blocks
 //	layout.go      blocks poured into pages, the index, PageName, IndexName
 //	pointer.go     PageRead, ReadPlan, PlanReads, Bottler.Continuation (package continuity/inject words the pointer)
-//	bottler.go     Bottler: Render, Read, Archive; the cache, its window and the page writes
+//	bottler.go     Bottler: Render, Read, Archive and its clear point; the cache, its window and the page writes
 //	statecodec.go  the cache's binary encoding (its fields in order, any bytes kept)
 //	seal.go        Drainer, Marker, MarkerArmer, MarkerClaimer, Bottler.Seal
 //	file.go        ValidateSessionID (the one session-id rule), WriteFileAtomic

@@ -132,17 +132,24 @@ func ResolveTranscript(path string) string {
 	if err != nil {
 		return path
 	}
-	var head [maxHead]byte
-	n, err := io.ReadFull(f, head[:])
+	format := headFormat(f)
 	f.Close()
-	line, _, complete := bytes.Cut(head[:n], []byte{'\n'})
-	if !complete && err == nil {
-		return path // a first line longer than maxHead
-	}
-	if r := readerOf(DetectFormat(bytes.TrimSpace(bytes.TrimPrefix(line, byteOrderMark)))); r.resolve != nil {
+	if r := readerOf(format); r.resolve != nil {
 		return r.resolve(path)
 	}
 	return path
+}
+
+// headFormat is the format the first line of the transcript r tells, or ""
+// when it tells none or is longer than maxHead.
+func headFormat(r io.ReaderAt) Format {
+	var head [maxHead]byte
+	n, err := r.ReadAt(head[:], 0)
+	line, _, complete := bytes.Cut(head[:n], []byte{'\n'})
+	if !complete && err == nil {
+		return ""
+	}
+	return DetectFormat(bytes.TrimSpace(bytes.TrimPrefix(line, byteOrderMark)))
 }
 
 // ReadLines parses the complete lines of the transcript r (whose offsets are

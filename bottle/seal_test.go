@@ -206,7 +206,7 @@ func TestClear(t *testing.T) {
 	markers := newMemMarkers()
 	b := &Bottler{Home: t.TempDir(), Clock: clk, Marker: markers}
 	ctx := context.Background()
-	if got, err := b.Archive(ctx, session); got != "" || err != nil {
+	if got, err := b.Archive(ctx, session, ""); got != "" || err != nil {
 		t.Fatalf("archive with no bottle: %q %v", got, err)
 	}
 	res, err := b.Seal(ctx, session, writeTranscript(t, midTurn()), 0)
@@ -214,7 +214,7 @@ func TestClear(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := readBottleAt(t, res.Path)
-	archived, err := b.Archive(ctx, session)
+	archived, err := b.Archive(ctx, session, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestClear(t *testing.T) {
 	if _, err := b.Seal(ctx, session, writeTranscript(t, midTurn()), 0); err != nil {
 		t.Fatal(err)
 	}
-	second, err := b.Archive(ctx, session)
+	second, err := b.Archive(ctx, session, "")
 	if err != nil || second == archived || !strings.HasSuffix(second, "-2-"+session+".bottle") {
 		t.Errorf("second archive %q %v", second, err)
 	}

@@ -27,7 +27,8 @@ type API interface {
 	// handover), resume (reopen, claim the bottle marker, else a
 	// briefing), compact (recover the run id, count the compaction, claim
 	// the marker, else a briefing), clear (probe; the bottle is archived
-	// and never injected). Errors: invalid, conflict, and what the
+	// and never injected, and what was recorded before it is left out of
+	// the conversation's history). Errors: invalid, conflict, and what the
 	// lifecycle step returns (the receipt and its failure are recorded).
 	SessionStart(ctx context.Context, p StartParams) (StartResult, error)
 	// UserPrompt records the privacy-filtered, bounded prompt for

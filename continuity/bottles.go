@@ -1,16 +1,16 @@
 package continuity
 
 import (
+	"bytes"
 	"context"
 	"maps"
+	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/batonhq/baton/bottle"
-	"github.com/batonhq/baton/bottle/privacy"
-	"github.com/batonhq/baton/internal/runes"
 	"github.com/batonhq/baton/triage"
+	"github.com/google/uuid"
 )
 
 // BottleStore binds the bottle package's storage interfaces (History,
@@ -88,11 +88,7 @@ func (s *Service) ArmBottle(ctx context.Context, tenant, agent string, m bottle.
 // Errors: invalid.
 func marker(tenant, agent string, m bottle.Marker, now time.Time) (BottleMarker, error) {
 	f := map[string]string{}
-	if strings.TrimSpace(m.Path) == "" {
-		f["path"] = "is required"
-	} else {
-		checkLen(f, "path", m.Path, 1, MaxPathLen)
-	}
+	markerPathText.take(f, "path", m.Path)
 	oneOf(f, "mode", string(m.Mode), string(bottle.ModeFull), string(bottle.ModeReconstructed))
 	if m.Gap < 0 || m.Gap > MaxBottleGap {
 		f["gap"] = "must be between 0 and " + strconv.Itoa(MaxBottleGap)
@@ -100,7 +96,7 @@ func marker(tenant, agent string, m bottle.Marker, now time.Time) (BottleMarker,
 	// The task is shown in the pointer a compacted session is given: a
 	// caller's (a host's, a team server client's) is privacy filtered as
 	// the bottler's own is.
-	m.Task = scrubField(f, "task", m.Task, 0, MaxRecordTextLen)
+	m.Task = recordText.take(f, "task", m.Task)
 	if !m.ArmedAt.IsZero() && !inYears(m.ArmedAt) {
 		f["armedAt"] = yearRule
 	}
@@ -168,12 +164,55 @@ func (s *Service) consumeIn(ctx context.Context, tx Tx, agent, sid, event string
 		Fields: map[string]string{"agent": agent}})
 }
 
+// forgetHistory is what a clear does to the conversation's bottle records,
+// in one transaction: it consumes the armed marker and marks everything
+// recorded so far (the newest prompt and Stop excerpt) as before the clear,
+// so SessionHistory leaves it out. The rows are kept. The marker is taken
+// before the row, the order PreCompact takes them in.
+func (s *Service) forgetHistory(ctx context.Context, tenant, agent, sessionID string) error {
+	tenant, sid, err := bottleKey(tenant, agent, sessionID, nil)
+	if err != nil {
+		return err
+	}
+	return s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		if _, err := s.consumeIn(ctx, tx, agent, sid, EventBottleClaimed, s.clock()); err != nil {
+			return err
+		}
+		row, err := tx.SessionByKey(ctx, agent, sid)
+		if err != nil {
+			return err
+		}
+		last, _, err := tx.LastPrompt(ctx, agent, sid)
+		if err != nil {
+			return err
+		}
+		excerpts, err := tx.StopExcerpts(ctx, agent, sid)
+		if err != nil {
+			return err
+		}
+		row.ClearedThroughPrompt = max(row.ClearedThroughPrompt, last.Number)
+		if n := len(excerpts); n > 0 {
+			row.ClearedThroughExcerpt = excerpts[n-1].ID
+		}
+		return tx.UpdateSession(ctx, row)
+	})
+}
+
+// afterClear reports whether an excerpt of id was recorded after the clear
+// whose newest earlier excerpt is cleared (uuid.Nil: none). Excerpt ids are
+// UUIDv7, so their byte order is the order they were recorded in, the order
+// the store keeps and trims them by.
+func afterClear(id, cleared uuid.UUID) bool {
+	return bytes.Compare(id[:], cleared[:]) > 0
+}
+
 func (m *BottleMarker) bottleMarker() bottle.Marker {
 	return bottle.Marker{SessionID: m.SessionID, Path: m.Path, Gap: m.Gap, Mode: bottle.Mode(m.Mode), Task: m.Task, ArmedAt: m.ArmedAt}
 }
 
 // SessionHistory returns what the hook path recorded of the conversation:
-// its prompts and Stop excerpts. An unknown conversation is an empty record.
+// its prompts and Stop excerpts since its last clear. An unknown
+// conversation is an empty record.
 //
 // Errors: invalid.
 func (s *Service) SessionHistory(ctx context.Context, tenant, agent, sessionID string) (bottle.Record, error) {
@@ -195,6 +234,13 @@ func (s *Service) SessionHistory(ctx context.Context, tenant, agent, sessionID s
 		if err != nil {
 			return err
 		}
+		// What was recorded before the conversation's last clear is not
+		// its history any more (forgetHistory).
+		var cleared Session
+		if row != nil {
+			cleared = *row
+		}
+		prompts = slices.DeleteFunc(prompts, func(p Prompt) bool { return p.Number <= cleared.ClearedThroughPrompt })
 		for _, p := range prompts {
 			rec.Prompts = append(rec.Prompts, bottle.Prompt{Number: p.Number, Text: p.Text, Truncated: p.Truncated, Time: p.At})
 		}
@@ -202,19 +248,27 @@ func (s *Service) SessionHistory(ctx context.Context, tenant, agent, sessionID s
 		if err != nil {
 			return err
 		}
+		excerpts = slices.DeleteFunc(excerpts, func(e StopExcerpt) bool { return !afterClear(e.ID, cleared.ClearedThroughExcerpt) })
 		// Between trims a conversation may hold a few more than the
 		// bound (ExcerptTrimEvery): the newest are read.
 		excerpts = excerpts[max(0, len(excerpts)-MaxStopExcerpts):]
 		for _, e := range excerpts {
-			rec.StopExcerpts = append(rec.StopExcerpts, bottle.StopExcerpt{PromptNumber: promptAt(prompts, e), Text: e.Text, Time: e.At})
+			rec.StopExcerpts = append(rec.StopExcerpts, bottle.StopExcerpt{PromptNumber: promptOf(prompts, e), Text: e.Text, Time: e.At})
 		}
 		return nil
 	})
 	return rec, err
 }
 
-// promptAt is the number of the last prompt submitted before the Stop.
-func promptAt(ps []Prompt, e StopExcerpt) int {
+// promptOf is the turn a Stop ended: the prompt number its excerpt
+// recorded when written. An excerpt written before baton recorded it
+// (migration 018, or an import of export version 1) goes to the last
+// prompt not stamped after it, so a Stop stamped before its own prompt by
+// a clock stepped back is filed under the turn before, as it always was.
+func promptOf(ps []Prompt, e StopExcerpt) int {
+	if e.PromptNumber != nil {
+		return *e.PromptNumber
+	}
 	n := 0
 	for _, p := range ps {
 		if !p.At.After(e.At) {
@@ -254,11 +308,10 @@ func (s *Service) keepPrompt(ctx context.Context, tenant, agent, sessionID, text
 		return PromptResult{}, false, err
 	}
 	sent := text
-	text = strings.TrimSpace(privacy.Scrub(text))
+	text, truncated := promptText.keep(text)
 	if text == "" {
 		return PromptResult{}, false, nil
 	}
-	text, truncated := runes.Cut(text, bottle.MaxPromptChars)
 	p := Prompt{ID: s.newID(), Tenant: tenant, Agent: agent, SessionID: sid, Text: text, Truncated: truncated, At: s.clock()}
 	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
 		if unlessEcho {

@@ -94,8 +94,8 @@ const (
 func (s *Service) Briefing(ctx context.Context, tenant string, p BriefingParams) (Briefing, error) {
 	f := map[string]string{}
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
-	p.Project = trimField(f, "project", p.Project, 0, MaxFacetLen)
-	p.Scope = trimField(f, "scope", p.Scope, 0, MaxFacetLen)
+	p.Project = facetText.take(f, "project", p.Project)
+	p.Scope = facetText.take(f, "scope", p.Scope)
 	if p.Budget < 0 || p.Budget > MaxBriefingBudget {
 		f["budget"] = fmt.Sprintf("must be between 0 and %d", MaxBriefingBudget)
 	}
@@ -163,7 +163,7 @@ const MaxOpenCommitments = 500
 func (s *Service) OpenCommitments(ctx context.Context, tenant, project string) ([]Memory, error) {
 	f := map[string]string{}
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
-	project = trimField(f, "project", project, 0, MaxFacetLen)
+	project = facetText.take(f, "project", project)
 	if err := fieldsErr(f); err != nil {
 		return nil, err
 	}

@@ -53,7 +53,7 @@
 //	store.go     Store and Tx, the storage contract (and the worker's discovery across tenants)
 //	types.go     the domain types and the ledger vocabulary
 //	errors.go    Error and its codes; ruleError, the one map from the rule packages' errors to them
-//	validate.go  input limits and validation
+//	validate.go  input limits and validation; the rule of each stored text field (textRule), applied by writes and imports alike
 //	wire_test.go every wire shape against testdata/wire.golden (-update rewrites it),
 //	             and a json tag on every exported field of a param or result type
 package continuity

@@ -158,9 +158,10 @@ func (s *Service) SessionStart(ctx context.Context, tenant string, p StartParams
 					return err
 				}
 				res.SessionRunID, res.ActivationEpoch, res.Started, res.Resurrected, res.ArchiveBottle = c.SessionRunID, c.ActivationEpoch, c.Started, c.Resurrected, true
-				// A clear means forget: the bottle is archived, and its
-				// marker consumed so that no later activation injects it.
-				if _, _, err := s.ClaimBottle(ctx, tenant, p.Agent, p.SessionID); err != nil {
+				// A clear means forget: the bottle is archived, its marker
+				// consumed so that no later activation injects it, and the
+				// history recorded so far left out of every later bottle.
+				if err := s.forgetHistory(ctx, tenant, p.Agent, p.SessionID); err != nil {
 					return err
 				}
 			}
@@ -402,7 +403,7 @@ func (s *Service) PreCompact(ctx context.Context, tenant string, p PreCompactPar
 	p.expects = recordEvent(RecordCheckpoint)
 	id, err := s.episode(ctx, tenant, p.EventParams, func(ctx context.Context) error {
 		f := map[string]string{}
-		p.Trigger = trimField(f, "trigger", p.Trigger, 0, MaxReasonLen)
+		p.Trigger = reasonText.take(f, "trigger", p.Trigger)
 		p.Episode.normalize(f, "episode.")
 		if p.Sealed != nil && strings.TrimSpace(p.Sealed.SessionID) != strings.TrimSpace(p.SessionID) {
 			// The event's conversation is the one whose marker it arms.
@@ -538,7 +539,7 @@ func (s *Service) SessionEnd(ctx context.Context, tenant string, p EndParams) (E
 	p.expects = recordEvent(RecordHandover)
 	id, err := s.episode(ctx, tenant, p.EventParams, func(ctx context.Context) error {
 		f := map[string]string{}
-		p.Reason = trimField(f, "reason", p.Reason, 0, MaxReasonLen)
+		p.Reason = reasonText.take(f, "reason", p.Reason)
 		p.Episode.normalize(f, "episode.")
 		if p.BudgetMillis < 0 || time.Duration(p.BudgetMillis)*time.Millisecond > MaxEndBudget {
 			f["budgetMs"] = "must be between 0 and " + strconv.Itoa(int(MaxEndBudget/time.Millisecond))

@@ -195,7 +195,15 @@ func (e *Episodes) start(ctx context.Context, ev HookEvent) (HookOutcome, error)
 	case r.ArchiveBottle:
 		// A clear: the bottle is archived and never injected.
 		if e.Bottler != nil {
-			_, aerr := e.Bottler.Archive(ctx, ev.SessionID)
+			// A clear that found the conversation (the harness kept its
+			// id) bottles its transcript from here on; one that started
+			// it (a new id, as every captured harness mints) owns all of
+			// its transcript, whatever the harness wrote there first.
+			transcript := ev.TranscriptPath
+			if r.Started {
+				transcript = ""
+			}
+			_, aerr := e.Bottler.Archive(ctx, ev.SessionID, transcript)
 			local(aerr)
 		}
 		if !r.Started {

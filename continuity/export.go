@@ -17,18 +17,18 @@ import (
 	"unicode/utf8"
 
 	"github.com/batonhq/baton/bottle"
-	"github.com/batonhq/baton/bottle/privacy"
 	"github.com/batonhq/baton/continuity/memrule"
 	"github.com/batonhq/baton/triage"
 	"github.com/google/uuid"
 )
 
-// The export format, version 1: JSON lines (one JSON object per line, each
-// ended by "\n", UTF-8).
+// The export format, version 2: JSON lines (one JSON object per line, each
+// ended by "\n", UTF-8). An import also reads lines ended by "\r\n", a
+// last line without its end, and a byte order mark before the header.
 //
 // The first line is the header, an ExportHeader:
 //
-//	{"format":"baton.export","version":1,"tenant":"local","exportedAt":"2026-11-30T09:00:00Z"}
+//	{"format":"baton.export","version":2,"tenant":"local","exportedAt":"2026-11-30T09:00:00Z"}
 //
 // Every other line is one row, an ExportLine:
 //
@@ -48,14 +48,23 @@ import (
 // one transaction: every line is checked (JSON, a known table, no unknown
 // member, text that is UTF-8 without NUL bytes, the ids and keys a row
 // needs, integers from 0 to math.MaxInt32, the enumerations' values the
-// service writes, no block the privacy filter removes in the text baton keeps
-// filtered: prompts, excerpts, memories' topics and content, records'
-// episode text, bottles' tasks, sessions' briefed topics) and the first
-// bad one refuses the whole import as invalid, naming its line and field.
-// A new version number is a format an older baton refuses.
+// service writes, and every text field as the service's writes keep it:
+// under the same rule (validate.go's textRule values, which the writes
+// apply to their input), so in its bounds, trimmed, and with no block the
+// privacy filter removes where baton keeps text filtered; a selector,
+// briefed rows and a ledger payload in the bounds Open and AppendEvent
+// keep) and the first bad one refuses the whole import as invalid, naming
+// its line and field.
+// A new version number is a format an older baton refuses; an import reads
+// every version from OldestExportVersion on, refusing in an older
+// version's rows a member a later one added. Version 2 added
+// stop_excerpts' promptNumber (the turn the Stop ended): a version 1
+// excerpt has none, and pairs with its prompt by time.
 const (
 	ExportFormat  = "baton.export"
-	ExportVersion = 1
+	ExportVersion = 2
+	// OldestExportVersion is the oldest version an import reads.
+	OldestExportVersion = 1
 	// MaxExportLineBytes bounds one line an import reads.
 	MaxExportLineBytes = 1 << 20
 	// ExportPageSize is how many rows an export reads in one transaction.
@@ -177,7 +186,11 @@ func (s *Service) Restore(ctx context.Context, tenant string, r io.Reader) (Expo
 	case !ok:
 		return res, Invalid(lineField(1, ""), "is missing: an export starts with its header")
 	}
-	if err := checkHeader(head); err != nil {
+	// A UTF-8 byte order mark, which PowerShell's Out-File and some
+	// editors put first, is no part of the header: a JSON parser may
+	// ignore one (RFC 8259, 8.1), and this one does.
+	version, err := checkHeader(bytes.TrimPrefix(head, []byte("\ufeff")))
+	if err != nil {
 		return res, err
 	}
 	runs := 0
@@ -223,7 +236,7 @@ func (s *Service) Restore(ctx context.Context, tenant string, r io.Reader) (Expo
 				return Invalid(lineField(line, "table"), "comes after "+ExportTables[at]+": tables must be in the order "+strings.Join(ExportTables, " "))
 			}
 			at = i
-			insert, fields := exportTables[i].load(l.Row, !utf8.Valid(b))
+			insert, fields := exportTables[i].load(l.Row, !utf8.Valid(b), version)
 			if fields != nil {
 				return lineErr(line, fields)
 			}
@@ -265,23 +278,25 @@ func onlyImported(ctx context.Context, tx Tx, imported map[string]int) error {
 	return nil
 }
 
-// checkHeader refuses a first line that is not this format's header.
-func checkHeader(b []byte) error {
+// checkHeader refuses a first line that is not the header of a version
+// this baton reads, and returns the version.
+func checkHeader(b []byte) (int, error) {
 	var h ExportHeader
 	if !utf8.Valid(b) {
-		return Invalid(lineField(1, ""), "must be valid UTF-8")
+		return 0, Invalid(lineField(1, ""), "must be valid UTF-8")
 	}
 	if err := strictJSON(b, &h); err != nil {
-		return lineErr(1, fieldsOf(err, ""))
+		return 0, lineErr(1, fieldsOf(err, ""))
 	}
 	f := map[string]string{}
 	if h.Format != ExportFormat {
 		f[lineField(1, "format")] = "must be " + ExportFormat
 	}
-	if h.Version != ExportVersion {
-		f[lineField(1, "version")] = "must be " + strconv.Itoa(ExportVersion) + " (this baton reads that version only)"
+	if h.Version < OldestExportVersion || h.Version > ExportVersion {
+		f[lineField(1, "version")] = "must be from " + strconv.Itoa(OldestExportVersion) + " to " + strconv.Itoa(ExportVersion) +
+			" (the versions this baton reads)"
 	}
-	return fieldsErr(f)
+	return h.Version, fieldsErr(f)
 }
 
 // lineField names a field of one line of an import: "line 3", "line 3: row.id".
@@ -443,9 +458,9 @@ type exportTable interface {
 	// count counts the tenant's rows of the table, reading at most limit
 	// (1: whether the tenant owns one).
 	count(ctx context.Context, tx Tx, limit int) (int, error)
-	// load decodes and checks one row; it returns the row's write, or the
-	// fields that failed (named "row.member").
-	load(raw json.RawMessage, notUTF8 bool) (func(ctx context.Context, tx Tx) error, map[string]string)
+	// load decodes and checks one row of an export of version; it returns
+	// the row's write, or the fields that failed (named "row.member").
+	load(raw json.RawMessage, notUTF8 bool, version int) (func(ctx context.Context, tx Tx) error, map[string]string)
 }
 
 // table is an exportTable of rows T keyed by K.
@@ -456,6 +471,9 @@ type table[T any, K comparable] struct {
 	key    func(*T) K
 	check  func(*T, map[string]string)
 	insert func(ctx context.Context, tx Tx, row *T) error
+	// added names the members a version after the first added, with that
+	// version: a row of an older version's export holding one is refused.
+	added map[string]int
 }
 
 func (t table[T, K]) name() string { return t.table }
@@ -498,7 +516,7 @@ func (t table[T, K]) count(ctx context.Context, tx Tx, limit int) (int, error) {
 	return n, nil
 }
 
-func (t table[T, K]) load(raw json.RawMessage, notUTF8 bool) (func(ctx context.Context, tx Tx) error, map[string]string) {
+func (t table[T, K]) load(raw json.RawMessage, notUTF8 bool, version int) (func(ctx context.Context, tx Tx) error, map[string]string) {
 	if notUTF8 {
 		raw = markInvalid(raw)
 	}
@@ -510,6 +528,7 @@ func (t table[T, K]) load(raw json.RawMessage, notUTF8 bool) (func(ctx context.C
 		return nil, fieldsOf(err, "row")
 	}
 	f := map[string]string{}
+	t.checkAdded(f, raw, version)
 	checkStrings(f, "row", reflect.ValueOf(row), notUTF8)
 	checkTimes(f, "row", reflect.ValueOf(row))
 	checkInts(f, "row", reflect.ValueOf(row))
@@ -523,6 +542,26 @@ func (t table[T, K]) load(raw json.RawMessage, notUTF8 bool) (func(ctx context.C
 		return nil, f
 	}
 	return func(ctx context.Context, tx Tx) error { return t.insert(ctx, tx, row) }, nil
+}
+
+// checkAdded refuses each member of the row (raw, which decoded) that a
+// version after the export's added. Names match as the decoder matched
+// them, without regard to case.
+func (t table[T, K]) checkAdded(f map[string]string, raw json.RawMessage, version int) {
+	if len(t.added) == 0 {
+		return
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(raw, &members) != nil {
+		return
+	}
+	for name, since := range t.added {
+		for m := range members {
+			if strings.EqualFold(m, name) && version < since {
+				f["row."+name] = "is not a member of version " + strconv.Itoa(version) + " (version " + strconv.Itoa(since) + " added it)"
+			}
+		}
+	}
 }
 
 // Row checks: what the store needs of a row beyond storable text. The rows
@@ -540,18 +579,6 @@ func needKey(f map[string]string, agent, sessionID string) {
 	}
 	if bottle.ValidateSessionID(sessionID) != nil {
 		f["row.sessionId"] = bottle.SessionIDRule
-	}
-}
-
-// needFiltered refuses text the service keeps only after the privacy
-// filter (privacy.Scrub) when it still holds a block the filter removes:
-// imported, it would be stored and shown in the next briefing or bottle.
-// The reason names the tag, never the text.
-func needFiltered(f map[string]string, texts map[string]string) {
-	for name, s := range texts {
-		if tag := privacy.Residue(s); tag != "" {
-			f[name] = "holds a <" + tag + "> block, which baton removes from text before it keeps it"
-		}
 	}
 }
 
@@ -630,11 +657,11 @@ var exportTables = []exportTable{
 			}
 			needTime(f, "row.openedAt", r.OpenedAt)
 			needTime(f, "row.lastSeenAt", r.LastSeenAt)
-			texts := map[string]string{"row.lastMessageExcerpt": r.LastMessageExcerpt}
-			for i, b := range r.BriefedMemories {
-				texts["row.briefedMemories["+strconv.Itoa(i)+"].topic"] = b.Topic
-			}
-			needFiltered(f, texts)
+			facetText.stored(f, "row.project", r.Project)
+			facetText.stored(f, "row.scope", r.Scope)
+			checkSelector(f, "row.selector", r.Selector)
+			checkBriefed(f, "row.", slices.Clone(r.BriefedMemories), textRule.stored)
+			excerptText.stored(f, "row.lastMessageExcerpt", r.LastMessageExcerpt)
 		},
 		insert: func(ctx context.Context, tx Tx, r *Session) error { return tx.InsertSession(ctx, r) }},
 	table[Memory, uuid.UUID]{table: TableMemories, page: Tx.MemoriesAfter, key: func(r *Memory) uuid.UUID { return r.ID },
@@ -647,7 +674,11 @@ var exportTables = []exportTable{
 				f["row.status"] = "is not a memory status"
 			}
 			needTime(f, "row.createdAt", r.CreatedAt)
-			needFiltered(f, map[string]string{"row.topic": r.Topic, "row.content": r.Content})
+			needTime(f, "row.updatedAt", r.UpdatedAt)
+			topicText.stored(f, "row.topic", r.Topic)
+			contentText.stored(f, "row.content", r.Content)
+			facetText.stored(f, "row.project", r.Project)
+			facetText.stored(f, "row.scope", r.Scope)
 		},
 		insert: func(ctx context.Context, tx Tx, r *Memory) error { return tx.InsertMemory(ctx, r) }},
 	table[MemoryEvent, uuid.UUID]{table: TableMemoryEvents, page: Tx.MemoryEventsAfter, key: func(r *MemoryEvent) uuid.UUID { return r.ID },
@@ -666,7 +697,11 @@ var exportTables = []exportTable{
 			needKey(f, r.Agent, r.SessionID)
 			oneOf(f, "row.kind", string(r.Kind), string(RecordCheckpoint), string(RecordHandover))
 			needTime(f, "row.createdAt", r.CreatedAt)
-			needFiltered(f, map[string]string{"row.task": r.Task, "row.objective": r.Objective, "row.state": r.State, "row.nextAction": r.NextAction})
+			facetText.stored(f, "row.project", r.Project)
+			e := Episode{Task: r.Task, Objective: r.Objective, State: r.State, NextAction: r.NextAction,
+				GitCommit: r.GitCommit, GitBranch: r.GitBranch, BottlePath: r.BottlePath}
+			e.check(f, "row.", textRule.stored)
+			reasonText.stored(f, "row.reason", r.Reason)
 		},
 		insert: func(ctx context.Context, tx Tx, r *Record) error { return tx.InsertRecord(ctx, r) }},
 	table[BottleMarker, [2]string]{table: TableBottles,
@@ -676,12 +711,10 @@ var exportTables = []exportTable{
 		key: func(r *BottleMarker) [2]string { return [2]string{r.Agent, r.SessionID} },
 		check: func(r *BottleMarker, f map[string]string) {
 			needKey(f, r.Agent, r.SessionID)
-			if r.Path == "" {
-				f["row.path"] = "is required"
-			}
+			markerPathText.stored(f, "row.path", r.Path)
 			oneOf(f, "row.mode", r.Mode, string(bottle.ModeFull), string(bottle.ModeReconstructed))
 			needTime(f, "row.armedAt", r.ArmedAt)
-			needFiltered(f, map[string]string{"row.task": r.Task})
+			recordText.stored(f, "row.task", r.Task)
 		},
 		// A consumed marker is armed, then claimed at the instant it was.
 		// Arming upserts: a second row of one conversation is refused as
@@ -705,7 +738,7 @@ var exportTables = []exportTable{
 			needKey(f, r.Agent, r.SessionID)
 			needAtLeastOne(f, "row.number", r.Number)
 			needTime(f, "row.at", r.At)
-			needFiltered(f, map[string]string{"row.text": r.Text})
+			promptText.stored(f, "row.text", r.Text)
 		},
 		insert: func(ctx context.Context, tx Tx, r *Prompt) error { return tx.InsertPrompt(ctx, r) }},
 	table[StopExcerpt, uuid.UUID]{table: TableStopExcerpts, page: Tx.StopExcerptsAfter, key: func(r *StopExcerpt) uuid.UUID { return r.ID },
@@ -713,15 +746,21 @@ var exportTables = []exportTable{
 			needID(f, "row.id", r.ID)
 			needKey(f, r.Agent, r.SessionID)
 			needTime(f, "row.at", r.At)
-			needFiltered(f, map[string]string{"row.text": r.Text})
+			// A Stop keeps only an excerpt that is not empty.
+			if excerptText.stored(f, "row.text", r.Text) == "" {
+				f["row.text"] = "is required"
+			}
 		},
-		insert: func(ctx context.Context, tx Tx, r *StopExcerpt) error { return tx.InsertStopExcerpt(ctx, 0, r) }},
+		insert: func(ctx context.Context, tx Tx, r *StopExcerpt) error { return tx.InsertStopExcerpt(ctx, 0, r) },
+		added:  map[string]int{"promptNumber": 2}},
 	table[LedgerEntry, uuid.UUID]{table: TableLedger, page: Tx.Ledger, key: func(r *LedgerEntry) uuid.UUID { return r.ID },
 		check: func(r *LedgerEntry, f map[string]string) {
 			needID(f, "row.id", r.ID)
-			if r.Event == "" {
-				f["row.event"] = "is required"
+			eventText.stored(f, "row.event", r.Event)
+			if r.Session != "" && bottle.ValidateSessionID(r.Session) != nil {
+				f["row.session"] = bottle.SessionIDRule
 			}
+			checkPayload(f, "row.", r.Fields, textRule.stored)
 			needTime(f, "row.at", r.At)
 		},
 		insert: func(ctx context.Context, tx Tx, r *LedgerEntry) error { return tx.AppendLedger(ctx, 0, *r) }},

@@ -118,27 +118,9 @@ func (s *Service) appendFailure(ctx context.Context, tenant string, p ReceiptPar
 func (s *Service) AppendEvent(ctx context.Context, tenant, event, session string, fields map[string]string) (uuid.UUID, error) {
 	f := map[string]string{}
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
-	event = trimField(f, "event", event, 1, maxReceiptField)
+	event = eventText.take(f, "event", event)
 	session = sessionIDField(f, "session", session, false)
-	if len(fields) > MaxLedgerFields {
-		f["fields"] = "must hold at most " + strconv.Itoa(MaxLedgerFields) + " fields"
-	}
-	for k, v := range fields {
-		// A bad key is named only as "fields": the key itself may not be
-		// fit to print.
-		if r := textReason(k); r != "" {
-			f["fields"] = "keys " + r
-			continue
-		}
-		if k == "" || utf8.RuneCountInString(k) > maxReceiptField {
-			f["fields"] = "keys must be 1-" + strconv.Itoa(maxReceiptField) + " characters"
-			continue
-		}
-		checkLen(f, "fields."+k, v, 0, MaxLedgerValueLen)
-		if isEnvelopeKey(k) {
-			f["fields."+k] = "collides with the ledger envelope"
-		}
-	}
+	checkPayload(f, "", fields, textRule.take)
 	if err := fieldsErr(f); err != nil {
 		return uuid.Nil, err
 	}
@@ -147,6 +129,30 @@ func (s *Service) AppendEvent(ctx context.Context, tenant, event, session string
 		return tx.AppendLedger(ctx, s.ledgerKeep, e)
 	})
 	return e.ID, err
+}
+
+// checkPayload applies the rules of a ledger line's payload, named under
+// prefix, to fields.
+func checkPayload(f map[string]string, prefix string, fields map[string]string, text textCheck) {
+	if len(fields) > MaxLedgerFields {
+		f[prefix+"fields"] = "must hold at most " + strconv.Itoa(MaxLedgerFields) + " fields"
+	}
+	for k, v := range fields {
+		// A bad key is named only as "fields": the key itself may not be
+		// fit to print.
+		if r := textReason(k); r != "" {
+			f[prefix+"fields"] = "keys " + r
+			continue
+		}
+		if k == "" || utf8.RuneCountInString(k) > maxReceiptField {
+			f[prefix+"fields"] = "keys must be 1-" + strconv.Itoa(maxReceiptField) + " characters"
+			continue
+		}
+		text(ledgerValueText, f, prefix+"fields."+k, v)
+		if isEnvelopeKey(k) {
+			f[prefix+"fields."+k] = "collides with the ledger envelope"
+		}
+	}
 }
 
 // MaxLedgerRead bounds the lines one Ledger read returns.

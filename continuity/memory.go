@@ -7,9 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/batonhq/baton/bottle/privacy"
 	"github.com/batonhq/baton/continuity/memrule"
 	"github.com/batonhq/baton/lease"
 	"github.com/batonhq/baton/provenance"
@@ -99,22 +97,6 @@ func parseMemoryID(s string) (uuid.UUID, error) {
 	return id, nil
 }
 
-// content validates an atom's content: privacy filtered, 1 to
-// MaxContentLen characters. Longer content is refused, never silently split.
-func content(f map[string]string, field, s string) string {
-	if !checkText(f, field, s) {
-		return s
-	}
-	s = strings.TrimSpace(privacy.Scrub(s))
-	switch n := utf8.RuneCountInString(s); {
-	case n == 0:
-		f[field] = "is required"
-	case n > MaxContentLen:
-		f[field] = "must be at most " + strconv.Itoa(MaxContentLen) + " characters; write one atom per memory instead of splitting one"
-	}
-	return s
-}
-
 // maxYear is the last year a caller's time may fall in: an RFC 3339 time
 // carries four digits of year, so a time past it (9999-12-31T23:59:59-01:00
 // is in 10000 in UTC) could be stored but never answered or exported.
@@ -149,10 +131,10 @@ func (p *RememberParams) normalize(tenant string) (string, *uuid.UUID, error) {
 	f := map[string]string{}
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
 	oneOf(f, "kind", string(p.Kind), kindNames...)
-	p.Topic = scrubField(f, "topic", p.Topic, 1, MaxTopicLen)
-	p.Content = content(f, "content", p.Content)
-	p.Project = trimField(f, "project", p.Project, 0, MaxFacetLen)
-	p.Scope = trimField(f, "scope", p.Scope, 0, MaxFacetLen)
+	p.Topic = topicText.take(f, "topic", p.Topic)
+	p.Content = contentText.take(f, "content", p.Content)
+	p.Project = facetText.take(f, "project", p.Project)
+	p.Scope = facetText.take(f, "scope", p.Scope)
 	p.Due = dueDate(f, p.Due)
 	run := parseRunID(f, p.SessionRunID)
 	checkActor(f, p.Actor)
@@ -211,11 +193,11 @@ func (s *Service) Revise(ctx context.Context, tenant, id string, p ReviseParams)
 		oneOf(f, "kind", string(p.Kind), kindNames...)
 	}
 	if p.Topic != "" {
-		p.Topic = scrubField(f, "topic", p.Topic, 1, MaxTopicLen)
+		p.Topic = topicText.take(f, "topic", p.Topic)
 	}
-	p.Content = content(f, "content", p.Content)
-	p.Project = trimField(f, "project", p.Project, 0, MaxFacetLen)
-	p.Scope = trimField(f, "scope", p.Scope, 0, MaxFacetLen)
+	p.Content = contentText.take(f, "content", p.Content)
+	p.Project = facetText.take(f, "project", p.Project)
+	p.Scope = facetText.take(f, "scope", p.Scope)
 	if err := fieldsErr(f); err != nil {
 		return WriteResult{}, err
 	}
@@ -384,10 +366,10 @@ func (s *Service) Import(ctx context.Context, tenant string, p ImportParams, act
 	f := map[string]string{}
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
 	oneOf(f, "kind", string(p.Kind), kindNames...)
-	p.Topic = scrubField(f, "topic", p.Topic, 1, MaxTopicLen)
-	p.Content = content(f, "content", p.Content)
-	p.Project = trimField(f, "project", p.Project, 0, MaxFacetLen)
-	p.Scope = trimField(f, "scope", p.Scope, 0, MaxFacetLen)
+	p.Topic = topicText.take(f, "topic", p.Topic)
+	p.Content = contentText.take(f, "content", p.Content)
+	p.Project = facetText.take(f, "project", p.Project)
+	p.Scope = facetText.take(f, "scope", p.Scope)
 	p.Due = dueDate(f, p.Due)
 	if p.Status == "" {
 		p.Status = StatusOpen

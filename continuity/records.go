@@ -97,14 +97,20 @@ type Episode struct {
 // the empty fields are derived from are: a field that held only a private
 // block is empty, and derived.
 func (e *Episode) normalize(f map[string]string, prefix string) {
-	e.Task = scrubField(f, prefix+"task", e.Task, 0, MaxTopicLen)
-	e.Objective = scrubField(f, prefix+"objective", e.Objective, 0, MaxRecordTextLen)
-	e.State = scrubField(f, prefix+"state", e.State, 0, MaxRecordTextLen)
-	e.NextAction = scrubField(f, prefix+"nextAction", e.NextAction, 0, MaxRecordTextLen)
-	e.GitCommit = trimField(f, prefix+"gitCommit", e.GitCommit, 0, maxGitRefLen)
-	e.GitBranch = trimField(f, prefix+"gitBranch", e.GitBranch, 0, maxGitRefLen)
-	e.BottlePath = trimField(f, prefix+"bottlePath", e.BottlePath, 0, MaxPathLen)
-	if e.GitCommit != "" && !isHex(e.GitCommit) {
+	e.check(f, prefix, textRule.take)
+}
+
+// check applies the episode's rules to its fields with text: a write's
+// normalize, or an import's check of a record's row.
+func (e *Episode) check(f map[string]string, prefix string, text textCheck) {
+	e.Task = text(taskText, f, prefix+"task", e.Task)
+	e.Objective = text(recordText, f, prefix+"objective", e.Objective)
+	e.State = text(recordText, f, prefix+"state", e.State)
+	e.NextAction = text(recordText, f, prefix+"nextAction", e.NextAction)
+	e.GitCommit = text(gitRefText, f, prefix+"gitCommit", e.GitCommit)
+	e.GitBranch = text(gitRefText, f, prefix+"gitBranch", e.GitBranch)
+	e.BottlePath = text(bottlePathText, f, prefix+"bottlePath", e.BottlePath)
+	if _, bad := f[prefix+"gitCommit"]; !bad && e.GitCommit != "" && !isHex(e.GitCommit) {
 		f[prefix+"gitCommit"] = "must be a hexadecimal commit id"
 	}
 }
@@ -198,7 +204,7 @@ func sameContent(a, b Record) bool {
 func (s *Service) Records(ctx context.Context, tenant string, q RecordQuery) ([]Record, error) {
 	f := map[string]string{}
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
-	q.Project = trimField(f, "project", q.Project, 0, MaxFacetLen)
+	q.Project = facetText.take(f, "project", q.Project)
 	agentFilter(f, q.Agent)
 	q.SessionID = sessionIDField(f, "sessionId", q.SessionID, false)
 	for _, k := range q.Kinds {

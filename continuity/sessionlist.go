@@ -44,7 +44,7 @@ type SessionQuery struct {
 func (s *Service) Sessions(ctx context.Context, tenant string, q SessionQuery) ([]SessionView, error) {
 	f := map[string]string{}
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
-	q.Project = trimField(f, "project", q.Project, 0, MaxFacetLen)
+	q.Project = facetText.take(f, "project", q.Project)
 	agentFilter(f, q.Agent)
 	for _, st := range q.States {
 		if _, err := st.MarshalText(); err != nil {

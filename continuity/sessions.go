@@ -10,9 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/batonhq/baton/bottle/privacy"
 	"github.com/batonhq/baton/continuity/memrule"
-	"github.com/batonhq/baton/internal/runes"
 	"github.com/batonhq/baton/lease"
 	"github.com/batonhq/baton/triage"
 	"github.com/google/uuid"
@@ -76,33 +74,47 @@ func (p *OpenParams) normalize(tenant string) (string, error) {
 	}
 	p.Agent, p.SessionID = agent, sid
 	oneOf(f, "source", string(p.Source), string(SourceStartup), string(SourceResume))
-	p.Project = trimField(f, "project", p.Project, 0, MaxFacetLen)
-	p.Scope = trimField(f, "scope", p.Scope, 0, MaxFacetLen)
-	if len(p.Selector) > MaxSelectorAxes {
-		f["selector"] = "must have at most " + strconv.Itoa(MaxSelectorAxes) + " axes"
+	p.Project = facetText.take(f, "project", p.Project)
+	p.Scope = facetText.take(f, "scope", p.Scope)
+	checkSelector(f, "selector", p.Selector)
+	// A copy: the topics are filtered here, and the caller's slice is the
+	// caller's.
+	p.BriefedMemories = checkBriefed(f, "", slices.Clone(p.BriefedMemories), textRule.take)
+	return tenant, fieldsErr(f)
+}
+
+// checkSelector records why sel, a session's selector, breaks its bounds.
+func checkSelector(f map[string]string, name string, sel Selector) {
+	if len(sel) > MaxSelectorAxes {
+		f[name] = "must have at most " + strconv.Itoa(MaxSelectorAxes) + " axes"
 	}
-	for k, v := range p.Selector {
-		if !checkText(f, "selector", k) || !checkText(f, "selector", v) {
+	for k, v := range sel {
+		if !checkText(f, name, k) || !checkText(f, name, v) {
 			continue
 		}
 		if k == "" || utf8.RuneCountInString(k) > MaxFacetLen || utf8.RuneCountInString(v) > MaxFacetLen {
-			f["selector"] = "keys must be 1-" + strconv.Itoa(MaxFacetLen) + " characters and values at most " + strconv.Itoa(MaxFacetLen)
+			f[name] = "keys must be 1-" + strconv.Itoa(MaxFacetLen) + " characters and values at most " + strconv.Itoa(MaxFacetLen)
 		}
 	}
-	if len(p.BriefedMemories) > MaxBriefedMemories {
-		f["briefedMemories"] = "must hold at most " + strconv.Itoa(MaxBriefedMemories) + " rows"
+}
+
+// checkBriefed applies the rules of a session's briefed rows, named under
+// prefix, to briefed (in place) and returns it: at most MaxBriefedMemories,
+// each with an id, a topic privacy filtered as a memory's is, and a memory
+// status.
+func checkBriefed(f map[string]string, prefix string, briefed []BriefedMemory, text textCheck) []BriefedMemory {
+	if len(briefed) > MaxBriefedMemories {
+		f[prefix+"briefedMemories"] = "must hold at most " + strconv.Itoa(MaxBriefedMemories) + " rows"
 	}
-	// A copy: the topics are filtered here, and the caller's slice is the
-	// caller's. A topic is privacy filtered as a memory's is.
-	p.BriefedMemories = slices.Clone(p.BriefedMemories)
-	for i, b := range p.BriefedMemories {
+	for i, b := range briefed {
+		name := prefix + "briefedMemories[" + strconv.Itoa(i) + "]"
 		if b.ID == uuid.Nil {
-			f["briefedMemories["+strconv.Itoa(i)+"].id"] = "is required"
+			f[name+".id"] = "is required"
 		}
-		p.BriefedMemories[i].Topic = scrubField(f, "briefedMemories["+strconv.Itoa(i)+"].topic", b.Topic, 0, MaxTopicLen)
-		oneOf(f, "briefedMemories["+strconv.Itoa(i)+"].status", b.Status, statusNames...)
+		briefed[i].Topic = text(taskText, f, name+".topic", b.Topic)
+		oneOf(f, name+".status", b.Status, statusNames...)
 	}
-	return tenant, fieldsErr(f)
+	return briefed
 }
 
 // Open opens a conversation by its natural key. What it does is
@@ -357,7 +369,7 @@ func (s *Service) Heartbeat(ctx context.Context, tenant string, p HeartbeatParam
 // excerpt privacy-filters a last assistant message and cuts it to
 // MaxExcerptLen characters, reporting whether it cut.
 func excerpt(text string) (string, bool) {
-	return runes.Cut(privacy.Scrub(text), MaxExcerptLen)
+	return excerptText.keep(text)
 }
 
 func (s *Service) heartbeat(ctx context.Context, tenant string, p HeartbeatParams, compact bool) (HeartbeatResult, error) {
@@ -434,6 +446,13 @@ func (s *Service) heartbeat(ctx context.Context, tenant string, p HeartbeatParam
 			return err
 		}
 		if e := newExcerpt(now); e != nil {
+			// The turn the Stop ended, as TouchLive reads it: the newest
+			// prompt written before it, whatever the clocks stamped.
+			last, _, err := tx.LastPrompt(ctx, agent, sid)
+			if err != nil {
+				return err
+			}
+			e.PromptNumber = &last.Number
 			if err := tx.InsertStopExcerpt(ctx, touch.ExcerptKeep(row.StopCount), e); err != nil {
 				return err
 			}

@@ -235,7 +235,10 @@ type Tx interface {
 
 	// AppendPrompt records a user prompt (already privacy filtered) as the
 	// conversation's next one and sets p.Number: one more than the highest
-	// number the conversation has. It decides the number under a
+	// number the conversation has, among its prompts and the turns its Stop
+	// excerpts recorded (retention prunes prompts by age, not excerpts: a
+	// conversation whose prompts were all pruned numbers on past the turns
+	// its excerpts name, never under them again). It decides the number under a
 	// per-conversation lock held to the end of the transaction
 	// (pg_advisory_xact_lock on Postgres; the immediate transaction on
 	// SQLite), so concurrent recorders neither share a number nor fail.
@@ -246,10 +249,10 @@ type Tx interface {
 	// LastPrompt returns a conversation's prompt of the highest number,
 	// reading that one alone; ok is false when it has none.
 	LastPrompt(ctx context.Context, agent, sessionID string) (p Prompt, ok bool, err error)
-	// InsertStopExcerpt records the last assistant message seen at a Stop
-	// and keeps only the conversation's newest keep excerpts by id; keep
-	// below 1 keeps them all, as for AppendLedger. conflict when e.ID
-	// exists.
+	// InsertStopExcerpt records the last assistant message seen at a Stop,
+	// its PromptNumber as given (nil stays unrecorded), and keeps only the
+	// conversation's newest keep excerpts by id; keep below 1 keeps them
+	// all, as for AppendLedger. conflict when e.ID exists.
 	InsertStopExcerpt(ctx context.Context, keep int, e *StopExcerpt) error
 	// StopExcerpts returns a conversation's Stop excerpts in id order,
 	// oldest first.
@@ -339,7 +342,9 @@ type SessionTouch struct {
 	Compact bool
 	// StopExcerpt, when set, is inserted when the row was live, as the
 	// conversation's newest Stop excerpt; its tenant, agent and session
-	// are the touch's, its At is Now.
+	// are the touch's, its At is Now, and its PromptNumber the
+	// conversation's newest prompt number (0 before any prompt), read by
+	// the statement or transaction that inserts it (migration 018).
 	StopExcerpt *StopExcerpt
 	// KeepExcerpts and TrimEvery bound the conversation's excerpts after
 	// that insert: every excerpt older than the newest

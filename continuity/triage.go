@@ -165,8 +165,8 @@ type DebriefParams struct {
 func (s *Service) Debrief(ctx context.Context, tenant string, p DebriefParams) (string, error) {
 	f := map[string]string{}
 	tenant = trimField(f, "tenant", tenant, 1, MaxTenantLen)
-	p.Project = trimField(f, "project", p.Project, 0, MaxFacetLen)
-	p.Scope = trimField(f, "scope", p.Scope, 0, MaxFacetLen)
+	p.Project = facetText.take(f, "project", p.Project)
+	p.Scope = facetText.take(f, "scope", p.Scope)
 	if (p.Agent == "") != (p.SessionID == "") {
 		f["sessionId"] = "agent and sessionId go together"
 	}

@@ -54,6 +54,15 @@ type Session struct {
 	BriefingDeliveredAt *time.Time      `json:"briefingDeliveredAt,omitempty"`
 	BriefedMemories     []BriefedMemory `json:"briefedMemories,omitempty"`
 	LastMessageExcerpt  string          `json:"lastMessageExcerpt,omitempty"`
+
+	// ClearedThroughPrompt and ClearedThroughExcerpt mark where the last
+	// /clear under the conversation's id fell in its history: the highest
+	// prompt number and the id of the newest Stop excerpt recorded before
+	// it (zero: none, or no clear). A clear starts the conversation over, so
+	// SessionHistory, and the bottle reconstructed from it, leaves out
+	// everything at or before them; the rows are kept.
+	ClearedThroughPrompt  int       `json:"clearedThroughPrompt,omitempty"`
+	ClearedThroughExcerpt uuid.UUID `json:"clearedThroughExcerpt,omitzero"`
 }
 
 // Source is how a SessionStart activated the conversation.
@@ -277,4 +286,11 @@ type StopExcerpt struct {
 	// holds its first MaxExcerptLen characters.
 	Truncated bool      `json:"truncated"`
 	At        time.Time `json:"at"`
+	// PromptNumber is the turn the Stop ended: the conversation's newest
+	// prompt number when the excerpt was written (0 before any prompt),
+	// which the store reads as it writes the excerpt. The turn is told by
+	// the order of the writes, not by At, which a clock stepped back (or
+	// another replica's) may stamp before the prompt's. Nil on a row
+	// written before baton recorded it: such a row pairs by time.
+	PromptNumber *int `json:"promptNumber,omitempty"`
 }

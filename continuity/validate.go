@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/bottle/privacy"
 	"github.com/batonhq/baton/continuity/memrule"
+	"github.com/batonhq/baton/internal/runes"
 	"github.com/go-playground/validator/v10"
 )
 
@@ -126,21 +129,132 @@ func checkLen(fields map[string]string, name, v string, min, max int) {
 	}
 }
 
+// textRule is the rule of one text field the service stores, declared
+// once (the rules below): a write applies it to what its caller gives
+// (take, or keep for a cut rule), and an import to what an exported row
+// holds (stored), which must be text some write could have stored.
+// Lengths are in characters.
+type textRule struct {
+	min, max int
+	// filtered text is kept only after the privacy filter, which trims it.
+	filtered bool
+	// verbatim text is kept as given, never trimmed.
+	verbatim bool
+	// cut text is never refused for its length: a write keeps its first
+	// max characters (keep), which may end in white space.
+	cut bool
+	// tooLong, when set, is the reason a text over max is refused.
+	tooLong string
+}
+
+// The rules of the text the service stores, by field.
+var (
+	// facetText: a project or a scope (sessions, memories, records).
+	facetText = textRule{max: MaxFacetLen}
+	// topicText: a memory's topic.
+	topicText = textRule{min: 1, max: MaxTopicLen, filtered: true}
+	// contentText: a memory's content. Longer content is refused, never
+	// silently split.
+	contentText = textRule{min: 1, max: MaxContentLen, filtered: true,
+		tooLong: "must be at most " + strconv.Itoa(MaxContentLen) + " characters; write one atom per memory instead of splitting one"}
+	// taskText: a record's task, a briefed memory's topic.
+	taskText = textRule{max: MaxTopicLen, filtered: true}
+	// recordText: a record's objective, state and next action; a bottle
+	// marker's task.
+	recordText = textRule{max: MaxRecordTextLen, filtered: true}
+	// gitRefText: a record's commit or branch.
+	gitRefText = textRule{max: maxGitRefLen}
+	// bottlePathText: the bottle's path a record names.
+	bottlePathText = textRule{max: MaxPathLen}
+	// markerPathText: a bottle marker's path, kept as given.
+	markerPathText = textRule{min: 1, max: MaxPathLen, verbatim: true}
+	// reasonText: a record's trigger or reason.
+	reasonText = textRule{max: MaxReasonLen}
+	// excerptText: a last assistant message, a session's or a Stop's.
+	excerptText = textRule{max: MaxExcerptLen, filtered: true, cut: true}
+	// promptText: a kept user prompt; one empty after filtering is not
+	// kept.
+	promptText = textRule{min: 1, max: MaxPromptLen, filtered: true, cut: true}
+	// eventText: a ledger line's event name.
+	eventText = textRule{min: 1, max: maxReceiptField}
+	// ledgerValueText: a ledger payload value, kept as given.
+	ledgerValueText = textRule{max: MaxLedgerValueLen, verbatim: true}
+)
+
+// textCheck applies a rule to one field: textRule.take to a caller's
+// input, textRule.stored to an imported row's text. It returns the text
+// to keep.
+type textCheck func(r textRule, fields map[string]string, name, v string) string
+
+// take validates v as a write keeps it and returns what it keeps: privacy
+// filtered (which trims), trimmed, or as given.
+func (r textRule) take(fields map[string]string, name, v string) string {
+	if !checkText(fields, name, v) {
+		return v
+	}
+	switch {
+	case r.filtered:
+		v = privacy.Scrub(v)
+	case !r.verbatim:
+		v = strings.TrimSpace(v)
+	}
+	r.bound(fields, name, v)
+	return v
+}
+
+// keep is what a write keeps of v under a cut rule: privacy filtered and
+// cut to max characters, and whether the cut dropped any.
+func (r textRule) keep(v string) (string, bool) {
+	return runes.Cut(privacy.Scrub(v), r.max)
+}
+
+// bound records why v's length breaks the rule; text of white space only
+// is no text.
+func (r textRule) bound(fields map[string]string, name, v string) {
+	checkLen(fields, name, v, r.min, r.max)
+	switch {
+	case r.min > 0 && strings.TrimSpace(v) == "":
+		fields[name] = "is required"
+	case r.tooLong != "" && utf8.RuneCountInString(v) > r.max:
+		fields[name] = r.tooLong
+	}
+}
+
+// stored records why v, the text of an exported row, is not text a write
+// under the rule could have stored: text that cannot be stored, a block the
+// privacy filter removes, a length out of bounds, or what a write would
+// have trimmed or filtered away. It returns v.
+func (r textRule) stored(fields map[string]string, name, v string) string {
+	if !checkText(fields, name, v) {
+		return v
+	}
+	if tag := privacy.Residue(v); r.filtered && tag != "" {
+		fields[name] = "holds a <" + tag + "> block, which baton removes from text before it keeps it"
+		return v
+	}
+	r.bound(fields, name, v)
+	if _, bad := fields[name]; bad {
+		return v
+	}
+	kept := r.take(map[string]string{}, name, v)
+	if r.cut && utf8.RuneCountInString(v) == r.max {
+		// A cut text may end anywhere, in white space too.
+		kept = strings.TrimLeftFunc(v, unicode.IsSpace)
+	}
+	if kept != v {
+		fields[name] = "must be as baton keeps it: no white space at either end"
+		if r.filtered {
+			fields[name] += ", privacy filtered"
+		}
+	}
+	return v
+}
+
 // trimField trims a free-text field and validates it with checkLen.
 func trimField(fields map[string]string, name, v string, min, max int) string {
 	v = strings.TrimSpace(v)
 	checkLen(fields, name, v, min, max)
 	return v
-}
-
-// scrubField validates free text that is kept only after the privacy
-// filter: the text as given must be storable text, and the filtered text
-// must fit.
-func scrubField(fields map[string]string, name, v string, min, max int) string {
-	if !checkText(fields, name, v) {
-		return v
-	}
-	return trimField(fields, name, privacy.Scrub(v), min, max)
 }
 
 // ValidateTenant returns an invalid error naming the tenant unless it is 1 to

@@ -2,6 +2,7 @@ package hook
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -45,7 +46,9 @@ import (
 // uninstall: for the harnesses, absent and empty mean the same.
 //
 // A file install creates starts from the harness's skeleton ("{}", or
-// {"version": 1} where the harness wants a version). Uninstall never deletes
+// {"version": 1} where the harness wants a version); an existing file
+// lacking a key of the skeleton gets it (completeSkeleton), and the
+// round trip above gives back the file with that key. Uninstall never deletes
 // a harness's shared configuration file, even one install created (another
 // tool may have written to it since); it leaves the skeleton. The one file
 // that is baton's alone, Copilot's .github/hooks/baton.json, is deleted when
@@ -165,7 +168,7 @@ func plan(o InstallOptions, install bool) (*InstallPlan, error) {
 	}
 	var after []byte
 	if install {
-		after, err = h.install(path, before, o.Binary)
+		after, err = h.install(path, before, o.Binary, localShellHost(o.Getenv))
 	} else {
 		after, err = h.uninstall(path, before)
 	}
@@ -427,7 +430,7 @@ func (d *jsonDoc) groupHandlers(group *jsonNode) *jsonNode {
 }
 
 // isMine reports whether handler is baton's for ev: its whole command is
-// one absolute path, bare or quoted as quotePath quotes it, followed by
+// one absolute path, bare or quoted as quotePathOn quotes it, followed by
 // commandTail. A command that merely ends that way (a wrapper, "cd /w &&
 // baton …", a relative path) is the person's.
 func (h *Harness) isMine(d *jsonDoc, handler *jsonNode, ev EventName) bool {
@@ -462,8 +465,9 @@ func (h *Harness) commandTail(kind continuity.HookKind) string {
 	return " hook " + string(kind) + " --harness " + h.Name
 }
 
-// handler is the handler install writes for ev.
-func (h *Harness) handler(ev EventName, binary string) (jsonObj, error) {
+// handler is the handler install writes for ev, its command quoted for
+// host's shells.
+func (h *Harness) handler(ev EventName, binary string, host shellHost) (jsonObj, error) {
 	t := table()
 	handler := make(jsonObj, 0, len(h.Install.Handler))
 	for _, f := range h.Install.Handler {
@@ -472,7 +476,7 @@ func (h *Harness) handler(ev EventName, binary string) (jsonObj, error) {
 		case placeLabel:
 			v = "baton-" + string(ev.Kind)
 		case placeCommand:
-			quoted, err := quotePath(binary, f.Quote)
+			quoted, err := quotePathOn(binary, f.Quote, host)
 			if err != nil {
 				return nil, err
 			}
@@ -499,14 +503,19 @@ func (h *Harness) entry(ev EventName, handler jsonObj) any {
 	return append(group, jsonKV{"hooks", []any{handler}})
 }
 
-// install returns src with baton's entries in place.
-func (h *Harness) install(path string, src []byte, binary string) ([]byte, error) {
+// install returns src with baton's entries in place, their commands
+// quoted for host's shells, and the skeleton's top-level keys the file
+// lacks added (see completeSkeleton).
+func (h *Harness) install(path string, src []byte, binary string, host shellHost) ([]byte, error) {
 	d, err := h.open(path, src)
 	if err != nil {
 		return nil, err
 	}
+	if err := h.completeSkeleton(d); err != nil {
+		return nil, err
+	}
 	for _, ev := range h.registered() {
-		handler, err := h.handler(ev, binary)
+		handler, err := h.handler(ev, binary, host)
 		if err != nil {
 			return nil, err
 		}
@@ -527,6 +536,29 @@ func (h *Harness) install(path string, src []byte, binary string) ([]byte, error
 		}
 	}
 	return d.src, nil
+}
+
+// completeSkeleton adds to d each top-level key of the harness's skeleton
+// that d lacks, with the skeleton's value, before the hooks install adds:
+// a harness whose skeleton carries a version (Cursor's and Copilot's
+// {"version": 1}) does not load the hooks of a file without one, so hooks
+// installed into an existing "{}" would never run. A key the file has is
+// the person's, whatever its value. Uninstall leaves the keys, as it
+// leaves the skeleton of a file install created.
+func (h *Harness) completeSkeleton(d *jsonDoc) error {
+	skeleton, err := parseJSONDoc("the skeleton", []byte(h.Install.Skeleton))
+	if err != nil {
+		return err
+	}
+	for i, key := range skeleton.root.keys {
+		if n, _ := d.member(d.root, key); n != nil {
+			continue
+		}
+		if err := d.insertLast(d.root, key, json.RawMessage(skeleton.raw(skeleton.root.items[i]))); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // place makes baton's first handler in ev's list equal handler (appending

@@ -295,7 +295,7 @@ func checkTOML(t *testing.T, path string) {
 // the way is a conflict.
 func TestCodexTrustFollowsShiftedHooks(t *testing.T) {
 	batonCmd := func(bin string) string {
-		return quoteJSON(mustQuote(t, bin, quoteShell) + " hook stop --harness codex")
+		return quoteJSON(mustQuote(t, bin, quoteCmdOrPowerShell) + " hook stop --harness codex")
 	}
 	baton := `{"type": "command", "command": ` + batonCmd(testBinary) + `, "timeout": 30}`
 	stale := `{"type": "command", "command": ` + batonCmd("/old/baton") + `, "timeout": 30}`

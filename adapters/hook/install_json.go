@@ -26,7 +26,7 @@ type jsonObj []jsonKV
 // jsonKV is one member of a jsonObj.
 type jsonKV struct {
 	key string
-	val any // jsonObj, []any, string, int or bool
+	val any // jsonObj, []any, string, int, bool or json.RawMessage
 }
 
 // jsonNode is one value of a parsed document and its span src[start:end].
@@ -347,6 +347,13 @@ func writeJSON(b *strings.Builder, v any, l jsonLayout) {
 		return
 	case bool:
 		b.WriteString(strconv.FormatBool(v))
+		return
+	case json.RawMessage: // a value copied from another document, on one line
+		var c bytes.Buffer
+		if json.Compact(&c, v) != nil {
+			panic("hook: install: cannot render invalid JSON")
+		}
+		b.Write(c.Bytes())
 		return
 	case jsonObj:
 		if l.sorted {

@@ -89,17 +89,18 @@ func TestQuoteJSON(t *testing.T) {
 // FuzzInstallJSON: whatever a configuration file holds, install either
 // refuses it as malformed or writes valid JSON; a second install changes
 // nothing; and uninstall gives back the file's value as it was without
-// baton's entries (less the empty lists and "hooks" it prunes).
+// baton's entries (less the empty lists and "hooks" it prunes, plus the
+// skeleton's keys it lacked, which install adds: completeSkeleton).
 func FuzzInstallJSON(f *testing.F) {
 	for _, name := range []string{"claude-settings.json", "claude-compact.json", "codex-hooks.json", "gemini-settings.json", "cursor-hooks.json"} {
 		f.Add(readFixture(f, name))
 	}
-	for _, s := range []string{"", " ", "{}", "[]", `{"hooks":{}}`, `{"hooks":{"Stop":[]},"hooks":{"Stop":[1]}}`, `{"hooks":{"Stop":[{"hooks":[{"command":"x hook stop --harness claude-code"}]}]}}`, "{\"a\":\n[1,\n2]}"} {
+	for _, s := range []string{"", " ", "{}", "[]", `{"version":2}`, `{"version":null}`, `{"hooks":{}}`, `{"hooks":{"Stop":[]},"hooks":{"Stop":[1]}}`, `{"hooks":{"Stop":[{"hooks":[{"command":"x hook stop --harness claude-code"}]}]}}`, "{\"a\":\n[1,\n2]}"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		for _, h := range []*Harness{tableHarness(t, "claude-code"), tableHarness(t, "cursor")} { // nested, flat
-			got, err := h.install("f.json", src, testBinary)
+			got, err := h.install("f.json", src, testBinary, testHost)
 			if err != nil {
 				if !errors.Is(err, errMalformed) {
 					t.Fatalf("%s: install: %v", h.Name, err)
@@ -109,7 +110,7 @@ func FuzzInstallJSON(f *testing.F) {
 			if !json.Valid(got) {
 				t.Fatalf("%s: install wrote invalid JSON:\n%s", h.Name, got)
 			}
-			if again, err := h.install("f.json", got, testBinary); err != nil || !bytes.Equal(again, got) {
+			if again, err := h.install("f.json", got, testBinary, testHost); err != nil || !bytes.Equal(again, got) {
 				t.Fatalf("%s: a second install changed\n%s\nto\n%s (%v)", h.Name, got, again, err)
 			}
 			back, err := h.uninstall("f.json", got)
@@ -133,12 +134,76 @@ func FuzzInstallJSON(f *testing.F) {
 	})
 }
 
+// TestInstallCompletesTheSkeleton: installing into a file that lacks a key
+// of the harness's skeleton adds it with the skeleton's value (Cursor and
+// Copilot load a hooks file only with its "version": 1, so hooks installed
+// into an existing "{}" never ran); a key the file has keeps its value;
+// uninstall leaves the key; a harness whose skeleton is "{}" adds nothing.
+func TestInstallCompletesTheSkeleton(t *testing.T) {
+	cases := []struct {
+		harness, src string
+		version      any // the installed file's "version"; nil: none
+	}{
+		{"cursor", "{}", 1.0},
+		{"cursor", "{}\n", 1.0},
+		{"cursor", `{"hooks":{}}`, 1.0},
+		{"cursor", "{\n  \"hooks\": {\n    \"stop\": [{\"command\": \"x\"}]\n  }\n}\n", 1.0},
+		{"cursor", `{"other":true}`, 1.0},
+		{"cursor", `{"version":1}`, 1.0},
+		{"cursor", `{"version":2}`, 2.0},
+		{"cursor", `{"version":"1"}`, "1"},
+		{"copilot", "{}", 1.0},
+		{"copilot", `{"hooks":{"agentStop":[]}}`, 1.0},
+		{"claude-code", "{}", nil},
+		{"gemini", `{"hooks":{}}`, nil},
+	}
+	for _, tc := range cases {
+		h := tableHarness(t, tc.harness)
+		got, err := h.install("f.json", []byte(tc.src), testBinary, testHost)
+		if err != nil {
+			t.Fatalf("%s %q: %v", tc.harness, tc.src, err)
+		}
+		var v map[string]any
+		if err := json.Unmarshal(got, &v); err != nil {
+			t.Fatalf("%s %q: install wrote invalid JSON: %v\n%s", tc.harness, tc.src, err, got)
+		}
+		if v["version"] != tc.version {
+			t.Errorf("%s %q: installed version %v, want %v:\n%s", tc.harness, tc.src, v["version"], tc.version, got)
+		}
+		if _, ok := v["hooks"].(map[string]any); !ok {
+			t.Errorf("%s %q: no hooks installed:\n%s", tc.harness, tc.src, got)
+		}
+		back, err := h.uninstall("f.json", got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var u map[string]any
+		if back != nil {
+			if err := json.Unmarshal(back, &u); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if back != nil && u["version"] != tc.version {
+			t.Errorf("%s %q: uninstall left version %v, want %v", tc.harness, tc.src, u["version"], tc.version)
+		}
+	}
+}
+
 // pruned is src's value without empty lists of h's events in "hooks" and
-// without "hooks" once empty, marshalled with sorted keys.
+// without "hooks" once empty, with each top-level key of h's skeleton it
+// lacks, marshalled with sorted keys.
 func pruned(h *Harness, src []byte) string {
-	var v map[string]any
+	var v, skeleton map[string]any
 	if err := json.Unmarshal(src, &v); err != nil {
 		return "invalid: " + err.Error()
+	}
+	if err := json.Unmarshal([]byte(h.Install.Skeleton), &skeleton); err != nil {
+		return "invalid skeleton: " + err.Error()
+	}
+	for k, sv := range skeleton {
+		if _, ok := v[k]; !ok {
+			v[k] = sv
+		}
 	}
 	if hooks, ok := v["hooks"].(map[string]any); ok {
 		for _, ev := range h.registered() {

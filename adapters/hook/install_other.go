@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package hook
 
@@ -6,6 +6,7 @@ package hook
 // there is no access(2), the mode bits writableDir reads decide alone.
 func canCreateIn(string) bool { return true }
 
-// lockDir locks nothing where there is no flock(2): two installs at once
-// may there still both write a file, the last one's edit kept.
+// lockDir locks nothing where there is neither flock(2) nor LockFileEx:
+// two installs at once may there still both write a file, the last one's
+// edit kept.
 func lockDir(string) (func(), error) { return func() {}, nil }

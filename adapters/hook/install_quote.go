@@ -2,83 +2,124 @@ package hook
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"runtime"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/batonhq/baton/continuity"
 )
 
-// quoteStyle is the shell a harness hands a hook's command line to.
+// quoteStyle is the shell, or the shells, a harness hands a hook's command
+// line to; the table names one per command field.
 type quoteStyle int
 
 const (
-	// quoteShell is the platform's: POSIX sh on Unix; on Windows the harness
-	// may use cmd.exe or Git Bash (Claude Code runs hooks in Git Bash), so
-	// the path is always double-quoted (which both read, and which keeps Git
-	// Bash from eating backslashes).
-	quoteShell quoteStyle = iota
-	quotePOSIX
-	quoteWindows
+	// quotePOSIX is sh or bash everywhere.
+	quotePOSIX quoteStyle = iota
+	// quotePowerShell is PowerShell everywhere.
 	quotePowerShell
-	// quotePOSIXOrPowerShell is for a harness that hands the command to
-	// sh or bash on Unix and to PowerShell on Windows (Gemini CLI's
+	// quotePOSIXOrPowerShell is for a harness that hands the command to sh
+	// or bash on Unix and to PowerShell on Windows (Gemini CLI's
 	// getShellConfiguration; Cursor): the double-quoted Windows form is, to
 	// PowerShell, a string followed by an unexpected token, not a command.
 	quotePOSIXOrPowerShell
+	// quoteGitBashOrPowerShell is Claude Code's: sh on Unix; on Windows Git
+	// Bash (bash --login -i -c) where it finds one, PowerShell where it
+	// does not.
+	quoteGitBashOrPowerShell
+	// quoteCmdOrPowerShell is Codex's: sh on Unix; on Windows the session's
+	// shell, PowerShell (-Command), or without one %COMSPEC% /C, the command
+	// passed as one argument that Rust's quoting escapes each " in, which
+	// cmd.exe does not read back.
+	quoteCmdOrPowerShell
 )
 
 // quoteNames are the styles' names in the harness table.
-var quoteNames = map[string]quoteStyle{"shell": quoteShell, "posix": quotePOSIX, "windows": quoteWindows, "powershell": quotePowerShell, "posix-or-powershell": quotePOSIXOrPowerShell}
+var quoteNames = map[string]quoteStyle{"posix": quotePOSIX, "powershell": quotePowerShell, "posix-or-powershell": quotePOSIXOrPowerShell,
+	"git-bash-or-powershell": quoteGitBashOrPowerShell, "cmd-or-powershell": quoteCmdOrPowerShell}
 
 func (s *quoteStyle) UnmarshalText(b []byte) error {
 	q, ok := quoteNames[string(b)]
 	if !ok {
-		return fmt.Errorf("quote %q is not one of shell, posix, windows, powershell, posix-or-powershell", b)
+		return fmt.Errorf("quote %q is not one of posix, powershell, posix-or-powershell, git-bash-or-powershell, cmd-or-powershell", b)
 	}
 	*s = q
 	return nil
 }
 
-// quotePath quotes path as the first word of a command line in style s, on
-// this platform.
-func quotePath(path string, s quoteStyle) (string, error) {
-	return quotePathOn(path, s, runtime.GOOS)
+// shellHost is what quoting needs to know of the platform the hooks run on.
+type shellHost struct {
+	goos string
+	// gitBash reports whether Claude Code finds Git Bash there (Windows
+	// only; see claudeFindsGitBash).
+	gitBash bool
 }
 
-// platformStyle is the style s stands for on goos: the platform styles
-// (shell, posix-or-powershell) become a fixed one.
-func platformStyle(s quoteStyle, goos string) quoteStyle {
-	switch {
-	case s == quoteShell && goos == "windows":
-		return quoteWindows
-	case s == quotePOSIXOrPowerShell && goos == "windows":
-		return quotePowerShell
-	case s == quoteShell, s == quotePOSIXOrPowerShell:
-		return quotePOSIX
+// localShellHost is this platform; getenv (nil reads none) reads
+// CLAUDE_CODE_GIT_BASH_PATH as Claude Code would.
+func localShellHost(getenv func(string) string) shellHost {
+	h := shellHost{goos: runtime.GOOS}
+	if h.goos == "windows" {
+		h.gitBash = claudeFindsGitBash(getenv, fileExists, exec.LookPath)
 	}
-	return s
+	return h
 }
 
-// quotePathOn is quotePath on goos. The double-quoted Windows form is read
-// by cmd.exe (which expands %VAR% and, with delayed expansion, !VAR!) and
-// by Git Bash (which expands $ and backquotes, eats a backslash before $,
-// and reads two backslashes as one, so a UNC path's \\server would become
-// \server): a path holding one of windowsUnsafe, or two backslashes in a
-// row, is refused with an invalid error rather than written as a command
-// that runs something else or nothing.
-func quotePathOn(path string, s quoteStyle, goos string) (string, error) {
-	switch platformStyle(s, goos) {
-	case quoteWindows:
-		if i := strings.IndexFunc(path, func(r rune) bool { return r < 0x20 || r == 0x7f || strings.ContainsRune(windowsUnsafe, r) }); i >= 0 {
-			r, _ := utf8.DecodeRuneInString(path[i:])
-			return "", continuity.Invalid("binary", fmt.Sprintf("%s holds %q, which a double-quoted command line cannot carry safely for cmd.exe and Git Bash; install baton under a path without %s or control characters, or pass --binary with one", path, r, strings.Join(strings.Split(windowsUnsafe, ""), " ")))
+// quoteForm is one way of writing the path as a command's first word.
+type quoteForm int
+
+const (
+	formPOSIX      quoteForm = iota // bare, or single-quoted for sh
+	formPowerShell                  // bare, or & '…' for PowerShell
+	formDouble                      // "…", for Git Bash (and cmd.exe)
+	formBare                        // bare with backslashes, for cmd.exe and PowerShell
+)
+
+// quotePathOn quotes path as the first word of a command line in style s,
+// for hooks run on host.
+//
+// On Windows, Claude Code's path is written bare with forward slashes
+// when it is a bareWord that way, which Git Bash and PowerShell both run
+// (so the hooks keep working when Git Bash comes or goes); else
+// double-quoted where Claude Code finds Git Bash, and in PowerShell's
+// & '…' where it does not. Codex's is written bare with backslashes, the
+// one form both of its shells run: a path that is not a bareWord is
+// refused with an invalid error naming it (a quoted path never launches
+// under cmd.exe /C, and under PowerShell a quoted first word is a string).
+func quotePathOn(path string, s quoteStyle, host shellHost) (string, error) {
+	var form quoteForm
+	switch {
+	case host.goos != "windows" && s != quotePowerShell:
+		form = formPOSIX
+	case s == quotePOSIX:
+		form = formPOSIX
+	case s == quotePowerShell, s == quotePOSIXOrPowerShell:
+		form = formPowerShell
+	case s == quoteGitBashOrPowerShell:
+		if slashed := strings.ReplaceAll(path, `\`, "/"); bareWord(slashed) && !strings.HasPrefix(slashed, "//") {
+			return slashed, nil
 		}
-		if strings.Contains(path, `\\`) {
-			return "", continuity.Invalid("binary", fmt.Sprintf(`%s holds two backslashes in a row (a UNC or \\?\ path), which Git Bash reads as one inside a double-quoted command line; install baton under a drive-letter path (a mapped drive for a share), or pass --binary with one`, path))
+		form = formPowerShell
+		if host.gitBash {
+			form = formDouble
 		}
-		return `"` + path + `"`, nil
-	case quotePowerShell:
+	default:
+		form = formBare
+	}
+	switch form {
+	case formDouble:
+		return doubleQuoted(path)
+	case formBare:
+		native := strings.ReplaceAll(path, "/", `\`)
+		if !bareWord(native) {
+			r := firstNotBare(native)
+			return "", continuity.Invalid("binary", fmt.Sprintf("%s holds %s, which Codex cannot run on Windows: it hands a hook's command to PowerShell or cmd.exe /C, where a quoted path never starts, so the path must stand bare; install baton under a path of letters, digits and _ . - + ~ only (no spaces), or pass --binary with one (dir /x shows a folder's short 8.3 name)", path, r))
+		}
+		return native, nil
+	case formPowerShell:
 		if plainPath(path) {
 			return path, nil
 		}
@@ -102,8 +143,27 @@ func quotePathOn(path string, s quoteStyle, goos string) (string, error) {
 	}
 }
 
-// windowsUnsafe are the characters the double-quoted Windows form cannot
-// carry (besides control characters).
+// doubleQuoted is path in double quotes, which Git Bash (and cmd.exe,
+// where an older Claude Code ran hooks) reads. Git Bash expands $ and
+// backquotes, eats a backslash before $, reads two backslashes as one (a
+// UNC path's \\server would become \server), and, started interactive,
+// expands ! from its history; cmd.exe expands %VAR%: a path holding one
+// of windowsUnsafe, or two backslashes in a row, is refused with an
+// invalid error rather than written as a command that runs something else
+// or nothing.
+func doubleQuoted(path string) (string, error) {
+	if i := strings.IndexFunc(path, func(r rune) bool { return r < 0x20 || r == 0x7f || strings.ContainsRune(windowsUnsafe, r) }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(path[i:])
+		return "", continuity.Invalid("binary", fmt.Sprintf("%s holds %q, which a double-quoted command line cannot carry safely for Git Bash; install baton under a path without %s or control characters, or pass --binary with one", path, r, strings.Join(strings.Split(windowsUnsafe, ""), " ")))
+	}
+	if strings.Contains(path, `\\`) {
+		return "", continuity.Invalid("binary", fmt.Sprintf(`%s holds two backslashes in a row (a UNC or \\?\ path), which Git Bash reads as one inside a double-quoted command line; install baton under a drive-letter path (a mapped drive for a share), or pass --binary with one`, path))
+	}
+	return `"` + path + `"`, nil
+}
+
+// windowsUnsafe are the characters the double-quoted form cannot carry
+// (besides control characters).
 const windowsUnsafe = "$`%\"!"
 
 // plainPath reports whether path needs no quoting in any of the shells: it
@@ -112,12 +172,38 @@ func plainPath(path string) bool {
 	return path != "" && strings.Trim(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:+-") == ""
 }
 
-// unquotePath reads back a path quotePath wrote, in any of its styles; false
-// for anything else (a second word, a path needing quotes left bare, one
-// quoted otherwise).
+// bareWord reports whether s is one word, the same program, to cmd.exe,
+// PowerShell and Git Bash alike when written without quotes (backslashes
+// aside, which Git Bash eats): letters and digits (any script's), _ . - +
+// ~ : and the separators, and not starting with - or ~. Everything else
+// is special to one of them: a space or , ; = splits the word in
+// cmd.exe, & | < > ( ) ^ % ! " end or change it there, $ ` ' # @ { } [ ]
+// * ? mean something to PowerShell or bash, and so do the Unicode dashes,
+// quotes and spaces PowerShell reads as their ASCII kin.
+func bareWord(s string) bool {
+	return s != "" && s[0] != '-' && s[0] != '~' && firstNotBare(s) == ""
+}
+
+// firstNotBare is the first character of s bareWord refuses, quoted; ""
+// when there is none.
+func firstNotBare(s string) string {
+	for _, r := range s {
+		switch {
+		case r < utf8.RuneSelf && strings.ContainsRune(`abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-+~:\/`, r):
+		case r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.M, r)):
+		default:
+			return fmt.Sprintf("%q", r)
+		}
+	}
+	return ""
+}
+
+// unquotePath reads back a path quotePathOn wrote, in any of its forms;
+// false for anything else (a second word, a path needing quotes left bare,
+// one quoted otherwise).
 func unquotePath(s string) (string, bool) {
 	switch {
-	case plainPath(s):
+	case bareWord(s):
 		return s, true
 	case len(s) >= 4 && strings.HasPrefix(s, "& '") && strings.HasSuffix(s, "'"):
 		return undouble(s[3 : len(s)-1])
@@ -165,4 +251,39 @@ func absolutePath(path string) bool {
 		return 'a' <= c && c <= 'z'
 	}
 	return false
+}
+
+// claudeFindsGitBash reports whether Claude Code on Windows finds Git Bash
+// to run hooks in, looking where it looks, in its order:
+// CLAUDE_CODE_GIT_BASH_PATH, Git for Windows' two default folders, then
+// bin\bash.exe beside the cmd folder of the git on PATH (as
+// thedotmack/claude-mem#3649 read it from the Claude Code binary).
+// Without one, Claude Code runs hooks in PowerShell.
+func claudeFindsGitBash(getenv func(string) string, exists func(string) bool, lookPath func(string) (string, error)) bool {
+	if getenv != nil {
+		if p := getenv("CLAUDE_CODE_GIT_BASH_PATH"); p != "" && exists(p) {
+			return true
+		}
+	}
+	for _, p := range []string{`C:\Program Files\Git\bin\bash.exe`, `C:\Program Files (x86)\Git\bin\bash.exe`} {
+		if exists(p) {
+			return true
+		}
+	}
+	git, err := lookPath("git")
+	if err != nil {
+		return false
+	}
+	// git.exe is in <Git>\cmd; bash.exe in <Git>\bin.
+	dir := git
+	for range 2 {
+		dir = dir[:max(strings.LastIndexAny(dir, `\/`), 0)]
+	}
+	return dir != "" && exists(dir+`\bin\bash.exe`)
+}
+
+// fileExists reports whether path names a regular file.
+func fileExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }

@@ -7,8 +7,10 @@ import (
 	"flag"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -296,7 +298,7 @@ func TestInstallReplacesItsOwnEntries(t *testing.T) {
 	h := tableHarness(t, "codex")
 	stop := h.registered()[2]
 	_, list, _ := h.locate(doc, stop)
-	old, _ := h.handler(stop, "/old/baton")
+	old, _ := h.handler(stop, "/old/baton", testHost)
 	if err := doc.insertLast(list, "", h.entry(stop, old)); err != nil {
 		t.Fatal(err)
 	}
@@ -533,7 +535,7 @@ func TestInstalledCommands(t *testing.T) {
 		for _, ev := range h.registered() {
 			kind := string(ev.Kind)
 			kinds = append(kinds, kind)
-			handler, err := h.handler(ev, "/opt/it's here/baton")
+			handler, err := h.handler(ev, "/opt/it's here/baton", testHost)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -576,71 +578,169 @@ func objField(o jsonObj, key string) any {
 	return nil
 }
 
-// TestQuotePath quotes for each shell; a plain path is left bare; a path the
-// double-quoted Windows form cannot carry is refused, naming the flag.
+// TestQuotePath quotes for each shell on each platform; a plain path is
+// left bare; a path a form cannot carry is refused, naming the path and
+// the flag. On Windows Claude Code runs hooks in Git Bash where it finds
+// one and else in PowerShell: a path that is one bare word to both is
+// written bare with forward slashes, whichever it finds; another is
+// double-quoted for Git Bash or & '…' for PowerShell. Codex hands the
+// command to PowerShell or cmd.exe /C, which never starts a quoted path
+// (Rust escapes the quotes), so its path is bare with backslashes or
+// refused.
 func TestQuotePath(t *testing.T) {
+	linux, win, winBash := shellHost{goos: "linux"}, shellHost{goos: "windows"}, shellHost{goos: "windows", gitBash: true}
+	claude, codex := quoteGitBashOrPowerShell, quoteCmdOrPowerShell
 	tests := []struct {
 		path  string
 		style quoteStyle
+		host  shellHost
 		want  string // "" for a refusal
 	}{
-		{"/usr/local/bin/baton", quotePOSIX, "/usr/local/bin/baton"},
-		{"/opt/baton tools/baton", quotePOSIX, "'/opt/baton tools/baton'"},
-		{"/home/o'neil/bin/baton", quotePOSIX, `'/home/o'\''neil/bin/baton'`},
-		{"/tmp/$HOME/baton", quotePOSIX, "'/tmp/$HOME/baton'"},
-		{`C:\Program Files\baton\baton.exe`, quoteWindows, `"C:\Program Files\baton\baton.exe"`},
-		{`C:\baton\baton.exe`, quoteWindows, `"C:\baton\baton.exe"`},
-		{`C:\Users\o'neil (x86)\baton.exe`, quoteWindows, `"C:\Users\o'neil (x86)\baton.exe"`},
-		{`C:\a$b\baton.exe`, quoteWindows, ""},
-		{"C:\\a`b\\baton.exe", quoteWindows, ""},
-		{`C:\100%\baton.exe`, quoteWindows, ""},
-		{`C:\wow!\baton.exe`, quoteWindows, ""},
-		{"C:\\tab\there\\baton.exe", quoteWindows, ""},
-		{`\\server\share\baton.exe`, quoteWindows, ""},
-		{`\\?\C:\baton\baton.exe`, quoteWindows, ""},
-		{`\\server\share\baton.exe`, quotePowerShell, `& '\\server\share\baton.exe'`},
-		{"/usr/local/bin/baton", quotePowerShell, "/usr/local/bin/baton"},
-		{`C:\Users\o'neil\baton.exe`, quotePowerShell, `& 'C:\Users\o''neil\baton.exe'`},
-		{`C:\Users\o’neil\baton.exe`, quotePowerShell, `& 'C:\Users\o’’neil\baton.exe'`},
-		{`C:\‘a‚‛\baton.exe`, quotePowerShell, `& 'C:\‘‘a‚‚‛‛\baton.exe'`},
-		{`C:\$x\baton.exe`, quotePowerShell, `& 'C:\$x\baton.exe'`},
+		{"/usr/local/bin/baton", quotePOSIX, linux, "/usr/local/bin/baton"},
+		{"/opt/baton tools/baton", quotePOSIX, linux, "'/opt/baton tools/baton'"},
+		{"/home/o'neil/bin/baton", quotePOSIX, linux, `'/home/o'\''neil/bin/baton'`},
+		{"/tmp/$HOME/baton", quotePOSIX, linux, "'/tmp/$HOME/baton'"},
+		{"/opt/baton tools/baton", claude, linux, "'/opt/baton tools/baton'"},
+		{"/opt/baton tools/baton", codex, linux, "'/opt/baton tools/baton'"},
+		{`C:\Program Files\baton\baton.exe`, quotePOSIX, win, `'C:\Program Files\baton\baton.exe'`},
+
+		{`C:\Users\me\go\bin\baton.exe`, claude, win, "C:/Users/me/go/bin/baton.exe"},
+		{`C:\Users\me\go\bin\baton.exe`, claude, winBash, "C:/Users/me/go/bin/baton.exe"},
+		{`C:\Users\Zoë\bin\bâton.exe`, claude, win, "C:/Users/Zoë/bin/bâton.exe"},
+		{`C:\PROGRA~1\baton\baton.exe`, claude, win, "C:/PROGRA~1/baton/baton.exe"},
+		{`C:\Program Files\baton\baton.exe`, claude, winBash, `"C:\Program Files\baton\baton.exe"`},
+		{`C:\Program Files\baton\baton.exe`, claude, win, `& 'C:\Program Files\baton\baton.exe'`},
+		{`C:\Users\o'neil (x86)\baton.exe`, claude, winBash, `"C:\Users\o'neil (x86)\baton.exe"`},
+		{`C:\Users\o'neil (x86)\baton.exe`, claude, win, `& 'C:\Users\o''neil (x86)\baton.exe'`},
+		{`C:\a&b^c\baton.exe`, claude, winBash, `"C:\a&b^c\baton.exe"`},
+		{`C:\a&b^c\baton.exe`, claude, win, `& 'C:\a&b^c\baton.exe'`},
+		{`C:\a–b\baton.exe`, claude, win, `& 'C:\a–b\baton.exe'`},
+		{`C:\a$b\baton.exe`, claude, winBash, ""},
+		{`C:\a$b\baton.exe`, claude, win, `& 'C:\a$b\baton.exe'`},
+		{"C:\\a`b\\baton.exe", claude, winBash, ""},
+		{`C:\100%\baton.exe`, claude, winBash, ""},
+		{`C:\wow!\baton.exe`, claude, winBash, ""},
+		{"C:\\tab\there\\baton.exe", claude, winBash, ""},
+		{`\\server\share\baton.exe`, claude, winBash, ""},
+		{`\\server\share\baton.exe`, claude, win, `& '\\server\share\baton.exe'`},
+		{`\\?\C:\baton\baton.exe`, claude, winBash, ""},
+
+		{`C:\Users\me\go\bin\baton.exe`, codex, win, `C:\Users\me\go\bin\baton.exe`},
+		{`C:\Users\me\go\bin\baton.exe`, codex, winBash, `C:\Users\me\go\bin\baton.exe`},
+		{`C:/Users/me/baton.exe`, codex, win, `C:\Users\me\baton.exe`},
+		{`C:\Users\Zoë\bin\bâton.exe`, codex, win, `C:\Users\Zoë\bin\bâton.exe`},
+		{`C:\PROGRA~1\baton\baton.exe`, codex, win, `C:\PROGRA~1\baton\baton.exe`},
+		{`C:\a+b_c-d.e\baton.exe`, codex, win, `C:\a+b_c-d.e\baton.exe`},
+		{`\\server\share\baton.exe`, codex, win, `\\server\share\baton.exe`},
+		{`C:\Program Files\baton\baton.exe`, codex, win, ""},
+		{"C:\\Program\u00a0Files\\baton.exe", codex, win, ""},
+		{`C:\a&b\baton.exe`, codex, win, ""},
+		{`C:\a^b\baton.exe`, codex, win, ""},
+		{`C:\100%\baton.exe`, codex, win, ""},
+		{`C:\wow!\baton.exe`, codex, win, ""},
+		{`C:\o'neil\baton.exe`, codex, win, ""},
+		{`C:\a(b)\baton.exe`, codex, win, ""},
+		{`C:\a,b;c=d\baton.exe`, codex, win, ""},
+		{`C:\a$b\baton.exe`, codex, win, ""},
+		{`C:\a–b\baton.exe`, codex, win, ""},
+		{`C:\a’b\baton.exe`, codex, win, ""},
+		{`\\?\C:\baton\baton.exe`, codex, win, ""},
+
+		{`\\server\share\baton.exe`, quotePowerShell, win, `& '\\server\share\baton.exe'`},
+		{"/usr/local/bin/baton", quotePowerShell, linux, "/usr/local/bin/baton"},
+		{`C:\Users\o'neil\baton.exe`, quotePowerShell, win, `& 'C:\Users\o''neil\baton.exe'`},
+		{`C:\Users\o’neil\baton.exe`, quotePowerShell, win, `& 'C:\Users\o’’neil\baton.exe'`},
+		{`C:\‘a‚‛\baton.exe`, quotePowerShell, win, `& 'C:\‘‘a‚‚‛‛\baton.exe'`},
+		{`C:\$x\baton.exe`, quotePowerShell, win, `& 'C:\$x\baton.exe'`},
+		{`C:\Program Files\baton\baton.exe`, quotePOSIXOrPowerShell, win, `& 'C:\Program Files\baton\baton.exe'`},
 	}
 	for _, tt := range tests {
-		got, err := quotePath(tt.path, tt.style)
+		got, err := quotePathOn(tt.path, tt.style, tt.host)
 		if tt.want == "" {
-			if continuity.ErrorCode(err) != continuity.CodeInvalid || !strings.Contains(err.Error(), "--binary") {
-				t.Errorf("quotePath(%q, %d) = %s, %v; want an invalid error naming --binary", tt.path, tt.style, got, err)
+			if continuity.ErrorCode(err) != continuity.CodeInvalid || !strings.Contains(err.Error(), "--binary") || !strings.Contains(err.Error(), tt.path) {
+				t.Errorf("quotePathOn(%q, %d, %+v) = %s, %v; want an invalid error naming the path and --binary", tt.path, tt.style, tt.host, got, err)
 			}
 			continue
 		}
 		if err != nil || got != tt.want {
-			t.Errorf("quotePath(%q, %d) = %s, %v; want %s", tt.path, tt.style, got, err, tt.want)
+			t.Errorf("quotePathOn(%q, %d, %+v) = %s, %v; want %s", tt.path, tt.style, tt.host, got, err, tt.want)
 		}
-		if back, ok := unquotePath(got); !ok || back != tt.path {
+		back, ok := unquotePath(got)
+		if slashes := func(s string) string { return strings.ReplaceAll(s, `\`, "/") }; !ok || slashes(back) != slashes(tt.path) {
 			t.Errorf("unquotePath(%s) = %q, %v; want %q", got, back, ok, tt.path)
+		}
+	}
+}
+
+// TestQuotedForBash: what install writes for Claude Code is run by bash (Git
+// Bash's, here Linux's) as exactly the one program, with baton's
+// arguments: bare forward-slashed, or double-quoted with its backslashes,
+// spaces, & ^ ' ( ) and non-ASCII letters. bash -i, as Claude Code starts
+// it, expands ! from its history, and the double-quoted form refuses it.
+func TestQuotedForBash(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, c := range []struct {
+		path    string
+		gitBash bool
+	}{
+		{`C:\Users\Zoë\go\bin\baton.exe`, false},
+		{`C:\PROGRA~1\baton\baton.exe`, true},
+		{`C:\Program Files\baton & co^(x86)\o'neil\bâton.exe`, true},
+	} {
+		q, err := quotePathOn(c.path, quoteGitBashOrPowerShell, shellHost{goos: "windows", gitBash: c.gitBash})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// On Linux the backslashed name is one file name, found on PATH;
+		// the forward-slashed one a path under the working directory.
+		dir := t.TempDir()
+		prog := filepath.Join(dir, c.path)
+		if strings.HasPrefix(q, "C:/") {
+			prog = filepath.Join(dir, filepath.FromSlash(q))
+		}
+		if err := os.MkdirAll(filepath.Dir(prog), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "args")
+		script := "#!/bin/sh\nprintf '%s|' \"$0\" \"$@\" > " + out + "\n"
+		if err := os.WriteFile(prog, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bash, "--norc", "--noprofile", "-c", q+" hook stop --harness claude-code")
+		cmd.Dir, cmd.Env = dir, []string{"PATH=" + dir + ":/usr/bin:/bin", "HOME=" + dir}
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("bash -c %s: %v\n%s", q, err, b)
+		}
+		got, _ := os.ReadFile(out)
+		if want := "hook|stop|--harness|claude-code|"; !strings.HasSuffix(string(got), "|"+want) {
+			t.Errorf("bash -c %s ran %s; want the program then %s", q, got, want)
 		}
 	}
 }
 
 // TestQuoteByHarnessOnEachOS: the command each harness's table row writes
 // is one its shell on that platform runs. On Windows, Gemini CLI
-// (getShellConfiguration) and Cursor hand the command to PowerShell, which
-// reads a double-quoted first word as a string and the rest as unexpected
-// tokens: they get the & '…' form; Claude Code (Git Bash) and Codex keep
-// the double-quoted one; Copilot's bash and powershell fields are quoted
-// for their shells on every platform. On macOS and Linux every other shell
-// is POSIX.
+// (getShellConfiguration) and Cursor hand the command to PowerShell: they
+// get the & '…' form; Claude Code, Git Bash or PowerShell, gets the
+// double-quoted form where it finds Git Bash and & '…' where not; Codex
+// refuses the path, which neither of its shells can run quoted; Copilot's
+// bash and powershell fields are quoted for their shells on every
+// platform. On macOS and Linux every other shell is POSIX.
 func TestQuoteByHarnessOnEachOS(t *testing.T) {
 	const win = `C:\Program Files\baton & co\bâton.exe`
 	const mac = "/Applications/Baton Tools/baton"
 	winDouble, winPS, macPOSIX := `"`+win+`"`, `& '`+win+`'`, `'`+mac+`'`
-	want := map[string]map[string][2]string{ // harness → field → {windows, darwin}
-		"claude-code": {"command": {winDouble, macPOSIX}},
-		"codex":       {"command": {winDouble, macPOSIX}},
-		"gemini":      {"command": {winPS, macPOSIX}},
-		"cursor":      {"command": {winPS, macPOSIX}},
-		"copilot":     {"bash": {`'` + win + `'`, macPOSIX}, "powershell": {winPS, `& '` + mac + `'`}},
+	want := map[string]map[string][3]string{ // harness → field → {windows, windows with Git Bash, darwin}; "" refused
+		"claude-code": {"command": {winPS, winDouble, macPOSIX}},
+		"codex":       {"command": {"", "", macPOSIX}},
+		"gemini":      {"command": {winPS, winPS, macPOSIX}},
+		"cursor":      {"command": {winPS, winPS, macPOSIX}},
+		"copilot":     {"bash": {`'` + win + `'`, `'` + win + `'`, macPOSIX}, "powershell": {winPS, winPS, `& '` + mac + `'`}},
 	}
+	hosts := []shellHost{{goos: "windows"}, {goos: "windows", gitBash: true}, {goos: "darwin"}}
 	for _, h := range Harnesses() {
 		for _, f := range h.Install.Handler {
 			if f.Value != placeCommand {
@@ -651,16 +751,66 @@ func TestQuoteByHarnessOnEachOS(t *testing.T) {
 				t.Errorf("%s: command field %q has no expectation here", h.Name, f.Key)
 				continue
 			}
-			for i, c := range []struct{ goos, path string }{{"windows", win}, {"darwin", mac}} {
-				got, err := quotePathOn(c.path, f.Quote, c.goos)
-				if err != nil || got != w[i] {
-					t.Errorf("%s %s on %s: %s, %v; want %s", h.Name, f.Key, c.goos, got, err, w[i])
+			for i, host := range hosts {
+				path := win
+				if host.goos != "windows" {
+					path = mac
 				}
-				if back, ok := unquotePath(got); !ok || back != c.path || !absolutePath(back) {
-					t.Errorf("%s %s on %s: unquotePath(%s) = %q, %v", h.Name, f.Key, c.goos, got, back, ok)
+				got, err := quotePathOn(path, f.Quote, host)
+				if w[i] == "" {
+					if continuity.ErrorCode(err) != continuity.CodeInvalid {
+						t.Errorf("%s %s on %+v: %s, %v; want it refused", h.Name, f.Key, host, got, err)
+					}
+					continue
+				}
+				if err != nil || got != w[i] {
+					t.Errorf("%s %s on %+v: %s, %v; want %s", h.Name, f.Key, host, got, err, w[i])
+				}
+				if back, ok := unquotePath(got); !ok || back != path || !absolutePath(back) {
+					t.Errorf("%s %s on %+v: unquotePath(%s) = %q, %v", h.Name, f.Key, host, got, back, ok)
 				}
 			}
 		}
+	}
+}
+
+// TestClaudeFindsGitBash looks where Claude Code looks, in its order; a
+// variable naming no file does not count.
+func TestClaudeFindsGitBash(t *testing.T) {
+	tests := []struct {
+		name  string
+		env   string
+		files []string
+		git   string
+		want  bool
+	}{
+		{"none", "", nil, "", false},
+		{"the variable", `D:\PortableGit\bin\bash.exe`, []string{`D:\PortableGit\bin\bash.exe`}, "", true},
+		{"the variable naming nothing", `D:\nowhere\bash.exe`, nil, "", false},
+		{"the default folder", "", []string{`C:\Program Files\Git\bin\bash.exe`}, "", true},
+		{"the x86 folder", "", []string{`C:\Program Files (x86)\Git\bin\bash.exe`}, "", true},
+		{"beside git on PATH", "", []string{`D:\tools\Git\bin\bash.exe`}, `D:\tools\Git\cmd\git.exe`, true},
+		{"git on PATH without bash", "", nil, `D:\tools\Git\cmd\git.exe`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			getenv := func(k string) string {
+				if k == "CLAUDE_CODE_GIT_BASH_PATH" {
+					return tt.env
+				}
+				return ""
+			}
+			exists := func(p string) bool { return slices.Contains(tt.files, p) }
+			lookPath := func(string) (string, error) {
+				if tt.git == "" {
+					return "", exec.ErrNotFound
+				}
+				return tt.git, nil
+			}
+			if got := claudeFindsGitBash(getenv, exists, lookPath); got != tt.want {
+				t.Errorf("claudeFindsGitBash = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
 
@@ -686,10 +836,13 @@ func TestDirModeForbids(t *testing.T) {
 	}
 }
 
-// mustQuote is quotePath of a path it can quote.
+// testHost is the platform the tests run on, as install sees it there.
+var testHost = shellHost{goos: runtime.GOOS}
+
+// mustQuote is quotePathOn of a path it can quote, for testHost.
 func mustQuote(t *testing.T, path string, s quoteStyle) string {
 	t.Helper()
-	q, err := quotePath(path, s)
+	q, err := quotePathOn(path, s, testHost)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -702,7 +855,7 @@ func mustQuote(t *testing.T, path string, s quoteStyle) string {
 // handler the person adds to baton's group keeps the group: install
 // replaces only baton's handler in it, uninstall removes only that.
 func TestInstallOwnership(t *testing.T) {
-	mine := mustQuote(t, testBinary, quoteShell) + " hook stop --harness claude-code"
+	mine := mustQuote(t, testBinary, quoteGitBashOrPowerShell) + " hook stop --harness claude-code"
 	tests := []struct {
 		name, src string
 		// stop is the Stop list after install, and after uninstall ("" for
@@ -874,7 +1027,7 @@ func TestInstallUpgradesTheMatcher(t *testing.T) {
 	hooksPath := filepath.Join(home, ".codex", "hooks.json")
 	h := tableHarness(t, "codex")
 	start := h.registered()[0]
-	handler, err := h.handler(start, testBinary)
+	handler, err := h.handler(start, testBinary, testHost)
 	if err != nil {
 		t.Fatal(err)
 	}

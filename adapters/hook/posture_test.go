@@ -51,6 +51,11 @@ func (failingAPI) AppendReceipt(context.Context, continuity.ReceiptParams) (uuid
 // and closes it when the test ends.
 func opener(t *testing.T, home string) func(context.Context) (continuity.API, error) {
 	return func(ctx context.Context) (continuity.API, error) {
+		// As the baton binary does for its default location: the store
+		// creates no directory.
+		if err := os.MkdirAll(home, 0o700); err != nil {
+			return nil, err
+		}
 		st, err := sqlstore.Open(ctx, filepath.Join(home, "baton.db"))
 		if err != nil {
 			return nil, err
@@ -195,6 +200,21 @@ func TestFailurePosture(t *testing.T) {
 		{name: "an event baton does not handle", harness: "codex", stdin: strings.NewReader(`{"session_id":"s1","hook_event_name":"PreToolUse"}`),
 			open:   func(t *testing.T, _ string) func(context.Context) (continuity.API, error) { return never(t) },
 			stderr: `codex "PreToolUse": not an event baton handles`},
+		// The stderr line is one line of text for a person (a harness
+		// shows it in its own display): a payload's name is quoted, and
+		// an error's text (a team server's message) has its format
+		// characters shown and its control characters made spaces.
+		{name: "an unhandled event's name with format and control characters", harness: "codex",
+			stdin:  strings.NewReader(`{"session_id":"s1","hook_event_name":"\u202ePre\u2066Tool\u2069\u200bUse\u001b]0;t\u0007\ufeff"}`),
+			open:   func(t *testing.T, _ string) func(context.Context) (continuity.API, error) { return never(t) },
+			stderr: `codex "\u202ePre\u2066Tool\u2069\u200bUse\x1b]0;t\a\ufeff": not an event baton handles`},
+		{name: "an error whose text holds format and control characters", harness: "codex", stdin: strings.NewReader(startup),
+			open: func(*testing.T, string) func(context.Context) (continuity.API, error) {
+				return func(context.Context) (continuity.API, error) {
+					return nil, &continuity.Error{Code: continuity.CodeForbidden, Message: "\u202eevil\u2066x\u2069\x1b[2J\r\nline\u200b\ufeff\xff"}
+				}
+			},
+			stderr: "codex SessionStart: open the store: forbidden: <U+202E>evil<U+2066>x<U+2069> [2J  line<U+200B><U+FEFF>\uFFFD"},
 		{name: "a subagent role", harness: "claude-code", role: hook.RoleSubagent, stdin: strings.NewReader(startup),
 			open: func(t *testing.T, _ string) func(context.Context) (continuity.API, error) { return never(t) }},
 		{name: "a subagent's stop", harness: "claude-code", stdin: strings.NewReader(`{"session_id":"s1","hook_event_name":"SubagentStop","agent_id":"a1"}`),

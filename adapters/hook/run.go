@@ -13,6 +13,7 @@ import (
 
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/internal/runes"
 )
 
 // RoleSubagent is the BATON_HOOK_ROLE value that makes every hook a no-op:
@@ -90,7 +91,10 @@ func (inv *Invocation) Run(ctx context.Context) {
 			}
 		}
 		if len(problems) > 0 {
-			fmt.Fprintln(inv.Stderr, "baton hook: "+strings.Join(problems, "; "))
+			// The line quotes the payload (an event's name, a key) and the
+			// server's errors: it is one line of text, its format
+			// characters shown, whatever they held.
+			fmt.Fprintln(inv.Stderr, "baton hook: "+runes.Visible(runes.OneLine(strings.Join(problems, "; "))))
 		}
 	}()
 	say := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }

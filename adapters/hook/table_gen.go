@@ -99,6 +99,7 @@ func compiledTable() *Table {
 						{
 							Key:   "command",
 							Value: "$command",
+							Quote: 3,
 						},
 						{
 							Key:   "timeout",
@@ -194,6 +195,7 @@ func compiledTable() *Table {
 						{
 							Key:   "command",
 							Value: "$command",
+							Quote: 4,
 						},
 						{
 							Key:   "timeout",
@@ -286,7 +288,7 @@ func compiledTable() *Table {
 						{
 							Key:   "command",
 							Value: "$command",
-							Quote: 4,
+							Quote: 2,
 						},
 						{
 							Key:   "timeout",
@@ -416,12 +418,11 @@ func compiledTable() *Table {
 						{
 							Key:   "bash",
 							Value: "$command",
-							Quote: 1,
 						},
 						{
 							Key:   "powershell",
 							Value: "$command",
-							Quote: 3,
+							Quote: 1,
 						},
 						{
 							Key:   "timeoutSec",
@@ -497,7 +498,7 @@ func compiledTable() *Table {
 						{
 							Key:   "command",
 							Value: "$command",
-							Quote: 4,
+							Quote: 2,
 						},
 						{
 							Key:   "timeout",

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -114,18 +115,32 @@ func ParseKeys(spec string) (*KeyAuthenticator, error) {
 	return a, nil
 }
 
+// MaxKeysFileBytes bounds the key file ReadKeys reads: thousands of keys
+// fit far below it, and a path naming a device (/dev/zero) or an endless
+// pipe cannot fill the server's memory.
+const MaxKeysFileBytes = 1 << 20
+
 // ReadKeys returns the authenticator of the key file at path, in
 // ParseKeys's form.
 //
 // Errors: not_found when the file does not exist, internal when it cannot
-// be read, and those of ParseKeys.
+// be read, too_large when it holds more than MaxKeysFileBytes, and those
+// of ParseKeys.
 func ReadKeys(path string) (*KeyAuthenticator, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	switch {
 	case os.IsNotExist(err):
 		return nil, &continuity.Error{Code: continuity.CodeNotFound, Message: "the API key file does not exist", Err: err}
 	case err != nil:
 		return nil, &continuity.Error{Code: continuity.CodeInternal, Message: "the API key file cannot be read", Err: err}
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxKeysFileBytes+1))
+	switch {
+	case err != nil:
+		return nil, &continuity.Error{Code: continuity.CodeInternal, Message: "the API key file cannot be read", Err: err}
+	case len(b) > MaxKeysFileBytes:
+		return nil, &continuity.Error{Code: continuity.CodeTooLarge, Message: fmt.Sprintf("the API key file holds more than %d bytes", MaxKeysFileBytes)}
 	}
 	return ParseKeys(string(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))))
 }

@@ -89,6 +89,26 @@ func TestReadKeys(t *testing.T) {
 	if _, err := ReadKeys(filepath.Join(t.TempDir(), "none")); continuity.ErrorCode(err) != continuity.CodeNotFound {
 		t.Errorf("a missing file = %v, want not_found", err)
 	}
+	// The read is bounded: a file over MaxKeysFileBytes is too_large
+	// (before, it was read whole, and /dev/zero was read until memory ran
+	// out). One of exactly MaxKeysFileBytes is read.
+	for _, tc := range []struct {
+		size int
+		code continuity.Code
+	}{
+		{MaxKeysFileBytes, ""},
+		{MaxKeysFileBytes + 1, continuity.CodeTooLarge},
+	} {
+		// A key, then comment lines of 64 bytes, then one to the size.
+		body := []byte("k1=acme\n" + strings.Repeat("#"+strings.Repeat("-", 62)+"\n", (tc.size-8)/64))
+		body = append(body, strings.Repeat("#", tc.size-len(body))...)
+		if err := os.WriteFile(path, body, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadKeys(path); continuity.ErrorCode(err) != tc.code {
+			t.Errorf("a key file of %d bytes = %v, want %q", tc.size, err, tc.code)
+		}
+	}
 }
 
 // TestAuthenticate: a key in any other form than "Bearer KEY", a missing

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"mime"
 	"net/http"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -36,7 +37,8 @@ const (
 	// DefaultIdleConns is how many idle connections to the server a
 	// Client without its own HTTPClient keeps.
 	DefaultIdleConns = 32
-	// maxAnswerBytes bounds an answer the client reads.
+	// maxAnswerBytes bounds an answer the client reads: a larger one is
+	// internal, read no further.
 	maxAnswerBytes = 16 << 20
 	// maxErrorText bounds, in characters, an error answer's message and
 	// each of its fields' names and reasons as the client returns them;
@@ -48,7 +50,8 @@ const (
 // ClientOptions configures a Client. Zero values take the defaults.
 type ClientOptions struct {
 	// HTTPClient sends the requests; nil is a client of the package's own
-	// whose time is bounded per call.
+	// whose time is bounded per call. The Client sends them through a copy
+	// that follows no redirect.
 	HTTPClient *http.Client
 	// Timeout bounds each call, its retries included (DefaultTimeout).
 	Timeout time.Duration
@@ -76,13 +79,20 @@ type Client struct {
 	key  string
 	http *http.Client
 	opts ClientOptions
+	// bad is the error every call returns when the base URL or the key
+	// cannot be used: nothing is sent.
+	bad error
 }
 
 var _ continuity.API = (*Client)(nil)
 
 // NewClient returns the client of the server at baseURL (the handler's
 // mount point, for example http://127.0.0.1:8377 or
-// https://host/baton), authenticating with apiKey.
+// https://host/baton), authenticating with apiKey. A baseURL ServerURL
+// refuses, or a key SendableKey refuses (an empty one sends none), makes
+// every call invalid, saying which, and sends nothing: the key never
+// travels to where a query or a scheme the client does not speak would
+// take it, nor in a header it would break.
 func NewClient(baseURL, apiKey string, opts ClientOptions) *Client {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
@@ -99,18 +109,55 @@ func NewClient(baseURL, apiKey string, opts ClientOptions) *Client {
 	if opts.Backoff <= 0 {
 		opts.Backoff = DefaultBackoff
 	}
-	hc := opts.HTTPClient
-	if hc == nil {
-		// A baton server never redirects: a redirect is answered as the
-		// status it is, never followed with the key (or a POST turned GET).
+	var hc http.Client
+	if opts.HTTPClient != nil {
+		hc = *opts.HTTPClient
+	} else {
 		// Its own transport keeps up to DefaultIdleConns connections to
 		// the server open between calls, so concurrent callers of one
 		// Client reuse them (the default transport keeps two).
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = DefaultIdleConns
-		hc = &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		hc.Transport = tr
 	}
-	return &Client{base: strings.TrimRight(baseURL, "/"), key: apiKey, http: hc, opts: opts}
+	// A baton server never redirects: a redirect is an error answer,
+	// never followed, whoever's HTTPClient sends the call. Followed, it
+	// would carry the key to the Location (net/http keeps Authorization
+	// for the same host on another port or scheme, and for a subdomain),
+	// send a write's body again to another server (307, 308) or turn it
+	// into a GET (301, 302). The caller's client is copied, not changed.
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c := &Client{key: apiKey, http: &hc, opts: opts}
+	base, err := ServerURL(baseURL)
+	switch {
+	case err != nil:
+		c.bad = continuity.Errorf(continuity.CodeInvalid, "the server URL %v: it must be a baton server's http:// or https:// URL", err)
+	case apiKey != "" && !SendableKey(apiKey):
+		c.bad = continuity.Errorf(continuity.CodeInvalid, "the API key holds a space, a control character or a byte outside ASCII: it cannot travel in an Authorization header")
+	}
+	c.base = strings.TrimRight(base, "/")
+	return c
+}
+
+// ServerURL returns raw, the space around it trimmed, when it is a URL a
+// Client can call: http or https, a host, no credentials, query or
+// fragment. Its error says what is wrong with it and never echoes it (it
+// may hold a password).
+func ServerURL(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	switch {
+	case err != nil:
+		return "", errors.New("is not a URL")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", errors.New("has no http or https scheme")
+	case u.Host == "" || u.Hostname() == "":
+		return "", errors.New("names no host")
+	case u.User != nil:
+		return "", errors.New("carries credentials (a key goes in the API key, never in the URL)")
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return "", errors.New("has a query or a fragment")
+	}
+	return u.String(), nil
 }
 
 // call makes the API call of route name with req (nil when the route takes
@@ -124,6 +171,9 @@ func call[R any](ctx context.Context, c *Client, name string, path map[string]st
 // do sends one call, retrying it while it is idempotent and unanswered,
 // and decodes the answer into out.
 func (c *Client) do(ctx context.Context, rt *route, path map[string]string, req, out any) error {
+	if c.bad != nil {
+		return c.bad
+	}
 	url := c.base + expand(rt.path, path)
 	var body []byte
 	if rt.method == http.MethodGet {
@@ -189,7 +239,9 @@ func (c *Client) send(ctx context.Context, method, url string, body []byte) (int
 		return 0, "", nil, err
 	}
 	defer resp.Body.Close()
-	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
+	// One byte past the bound tells an answer over it from one that
+	// fills it: cut short, an answer would be read as less than was sent.
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes+1))
 	if err != nil {
 		return 0, "", nil, err
 	}
@@ -224,6 +276,9 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // null, {}, another route's answer) is internal: it is never read as a
 // result nobody sent.
 func decodeAnswer(rt *route, status int, ctype string, answer []byte, out any) error {
+	if len(answer) > maxAnswerBytes {
+		return continuity.Errorf(continuity.CodeInternal, "the server answered %d with a body of more than %d bytes, which the client does not read", status, maxAnswerBytes)
+	}
 	if status >= 200 && status < 300 {
 		if err := isRouteAnswer(rt, status, ctype, answer); err != nil {
 			return &continuity.Error{Code: continuity.CodeInternal, Message: "the server's answer is not this route's", Err: err}
@@ -236,11 +291,18 @@ func decodeAnswer(rt *route, status int, ctype string, answer []byte, out any) e
 		}
 		return nil
 	}
+	if status >= 300 && status < 400 {
+		// Whatever its body says: the Location is not read, let alone
+		// echoed (it may hold the URL's or the key's secrets).
+		return continuity.Errorf(continuity.CodeInternal, "the server answered %d %s, a redirect, which a baton server never answers and the client does not follow: is the URL the server's own (scheme, host and path)?", status, http.StatusText(status))
+	}
 	var eb ErrorBody
 	if json.Unmarshal(answer, &eb) != nil || eb.Error == nil || eb.Error.Code == "" {
 		return continuity.Errorf(codeOf(status), "the server answered %d %s", status, http.StatusText(status))
 	}
-	_ = json.Unmarshal(answer, out) // a failed episode call's result so far
+	if rt.traits&partial != 0 {
+		_ = json.Unmarshal(answer, out) // a failed episode call's result so far
+	}
 	return serverError(eb.Error, status)
 }
 

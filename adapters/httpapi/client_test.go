@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -205,6 +208,18 @@ func TestClientReadsAnswers(t *testing.T) {
 	}
 }
 
+// memoryAnswer returns a memory's id and the Memory route's own answer
+// for it.
+func memoryAnswer(t *testing.T) (string, []byte) {
+	t.Helper()
+	const id = "0195d1b2-7c3e-7abc-9def-000000000001"
+	own, err := json.Marshal(continuity.Memory{ID: uuid.MustParse(id), Kind: continuity.KindNote, Topic: "t", Content: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id, own
+}
+
 // TestClientRefusesOtherSuccesses: a 2xx that is not the route's own (a
 // proxy's or another server's page, a status the route does not answer, an
 // empty body, a JSON null or list, an object without the members the route
@@ -214,11 +229,7 @@ func TestClientReadsAnswers(t *testing.T) {
 // body takes only its own status and no body.
 func TestClientRefusesOtherSuccesses(t *testing.T) {
 	ctx := context.Background()
-	const id = "0195d1b2-7c3e-7abc-9def-000000000001"
-	own, err := json.Marshal(continuity.Memory{ID: uuid.MustParse(id), Kind: continuity.KindNote, Topic: "t", Content: "c"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id, own := memoryAnswer(t)
 	newer := strings.Replace(string(own), "{", `{"addedLater":1,`, 1)
 	lacking := strings.Replace(string(own), `"topic":"t",`, "", 1)
 	memory := func(c *Client) error { _, err := c.Memory(ctx, id); return err }
@@ -360,6 +371,245 @@ func TestClientErrorText(t *testing.T) {
 				if utf8.RuneCountInString(k) > maxErrorText || utf8.RuneCountInString(v) > maxErrorText {
 					t.Errorf("a field of %d characters and reason of %d, over %d", utf8.RuneCountInString(k), utf8.RuneCountInString(v), maxErrorText)
 				}
+			}
+		})
+	}
+}
+
+// TestClientRefusesRedirects: a redirect, to another port of the same host
+// (where net/http would keep the Authorization header) or elsewhere, is an
+// internal error saying so, never followed, whoever's HTTPClient sends
+// the call: the key never reaches the Location, a write's body is never
+// sent again, and the Location is not echoed. A caller's HTTPClient is
+// left as it was.
+func TestClientRefusesRedirects(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var reached []string
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		reached = append(reached, r.Method+" "+r.URL.Path+" "+r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"text":"followed"}`))
+	}))
+	defer target.Close()
+	follows := func(*http.Request, []*http.Request) error { return nil }
+	clients := map[string]func() *http.Client{
+		"the package's own":                    func() *http.Client { return nil },
+		"a caller's zero client":               func() *http.Client { return &http.Client{} },
+		"a caller's client that follows every": func() *http.Client { return &http.Client{CheckRedirect: follows, Timeout: time.Minute} },
+	}
+	calls := map[string]func(*Client) error{
+		"a write": func(c *Client) error {
+			_, err := c.Stop(ctx, continuity.StopParams{EventParams: event("Stop")})
+			return err
+		},
+		"a read": func(c *Client) error { _, err := c.Debrief(ctx, continuity.DebriefParams{}); return err },
+	}
+	for _, status := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		for _, location := range []string{target.URL, strings.Replace(target.URL, "127.0.0.1", "localhost", 1)} {
+			redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Location", location+r.URL.Path)
+				w.WriteHeader(status)
+				w.Write([]byte(`{"error":{"code":"not_found","message":"m"}}`))
+			}))
+			for cname, hc := range clients {
+				for name, call := range calls {
+					given := hc()
+					err := call(NewClient(redirecting.URL, keyA, ClientOptions{HTTPClient: given, Retries: -1}))
+					what := fmt.Sprintf("%d to %s, %s, %s", status, location, cname, name)
+					if continuity.ErrorCode(err) != continuity.CodeInternal || errors.Is(err, ErrUnreachable) ||
+						!strings.Contains(err.Error(), fmt.Sprintf("%d %s, a redirect", status, http.StatusText(status))) {
+						t.Errorf("%s = %v, want internal saying it is a redirect", what, err)
+					}
+					if err != nil && strings.Contains(err.Error(), location) {
+						t.Errorf("%s: the error echoes the Location: %v", what, err)
+					}
+					if given != nil && (given.CheckRedirect == nil) != (cname == "a caller's zero client") {
+						t.Errorf("%s: the caller's HTTPClient was changed", what)
+					}
+				}
+			}
+			redirecting.Close()
+		}
+	}
+	if len(reached) != 0 {
+		t.Errorf("the redirects were followed: %q", reached)
+	}
+}
+
+// TestClientAnswerBound: the client reads at most maxAnswerBytes of an
+// answer. One that fills the bound is read; a larger one, or one that
+// never ends, is internal, saying so, and never read cut short (an answer
+// whose excess is garbage would otherwise be read as a success).
+func TestClientAnswerBound(t *testing.T) {
+	ctx := context.Background()
+	id, own := memoryAnswer(t)
+	padded := func(n int, tail string) string {
+		return string(own) + strings.Repeat(" ", n-len(own)-len(tail)) + tail
+	}
+	cases := []struct {
+		name   string
+		status int
+		body   string
+		// endless writes the body again and again until the client goes.
+		endless bool
+		ok      bool
+	}{
+		{"an answer that fills the bound", 200, padded(maxAnswerBytes, ""), false, true},
+		{"an answer one byte over", 200, padded(maxAnswerBytes+1, ""), false, false},
+		{"an answer whose garbage is past the bound", 200, padded(maxAnswerBytes+1, "garbage"), false, false},
+		{"an answer that never ends", 200, strings.Repeat(" ", 1<<16), true, false},
+		{"an error over the bound", 400, `{"error":{"code":"invalid","message":"m"}}` + strings.Repeat(" ", maxAnswerBytes), false, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(tc.status)
+				if tc.endless {
+					w.Write(own[:len(own)-1])
+					for {
+						if _, err := w.Write([]byte(tc.body)); err != nil {
+							return
+						}
+					}
+				}
+				w.Write([]byte(tc.body))
+			}))
+			defer srv.Close()
+			_, err := NewClient(srv.URL, keyA, testClientOptions).Memory(ctx, id)
+			switch {
+			case tc.ok && err != nil:
+				t.Errorf("= %v, want the answer read", err)
+			case !tc.ok && (continuity.ErrorCode(err) != continuity.CodeInternal || errors.Is(err, ErrUnreachable) ||
+				!strings.Contains(err.Error(), fmt.Sprintf("a body of more than %d bytes", maxAnswerBytes))):
+				t.Errorf("= %v, want internal saying the answer is over the bound", err)
+			}
+		})
+	}
+}
+
+// TestClientErrorCarriesNoResult: an error answer's members beside the
+// error are read only on the routes that carry a partial result (the
+// episode calls' receipt id); on every other route the result is zero, as
+// the local service's is, whatever the server sent beside the error.
+func TestClientErrorCarriesNoResult(t *testing.T) {
+	ctx := context.Background()
+	const id = "0195d1b2-7c3e-7abc-9def-000000000001"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusConflict)
+		w.Write([]byte(`{"error":{"code":"conflict","message":"m"},"receiptId":"` + id + `","id":"` + id + `","topic":"beside",` +
+			`"claimed":true,"marker":{"sessionId":"s1","path":"/b"},"items":[{}],"text":"beside"}`))
+	}))
+	defer srv.Close()
+	c := NewClient(srv.URL, keyA, testClientOptions)
+	conflict := func(what string, err error) {
+		t.Helper()
+		if continuity.ErrorCode(err) != continuity.CodeConflict {
+			t.Errorf("%s: %v, want the conflict", what, err)
+		}
+	}
+	m, err := c.Memory(ctx, id)
+	conflict("memory", err)
+	if !reflect.DeepEqual(m, continuity.Memory{}) {
+		t.Errorf("memory beside an error = %+v, want zero", m)
+	}
+	mk, ok, err := c.ClaimBottle(ctx, agent, "s1")
+	conflict("claim", err)
+	if ok || mk != (bottle.Marker{}) {
+		t.Errorf("claim beside an error = %+v, %v, want none", mk, ok)
+	}
+	rs, err := c.Records(ctx, continuity.RecordQuery{})
+	conflict("records", err)
+	if rs != nil {
+		t.Errorf("records beside an error = %+v, want none", rs)
+	}
+	text, err := c.Debrief(ctx, continuity.DebriefParams{})
+	conflict("debrief", err)
+	if text != "" {
+		t.Errorf("debrief beside an error = %q, want none", text)
+	}
+	res, err := c.Stop(ctx, continuity.StopParams{EventParams: event("Stop")})
+	conflict("stop", err)
+	if res.ReceiptID.String() != id {
+		t.Errorf("stop beside an error = %+v, want its receipt id", res)
+	}
+}
+
+// roundTrip is an http.RoundTripper of a function.
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestClientConfig: a base URL ServerURL refuses or a key that cannot
+// travel in a header makes every call invalid, saying which, with nothing
+// sent and neither the URL's credentials nor the key echoed; a usable
+// base URL (a path, a trailing slash, space around it, an IPv6 literal,
+// a scheme in capitals) is called where the handler is mounted.
+func TestClientConfig(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name, base, key string
+		// want is the error's text when the config is refused, else the
+		// URL the call reaches.
+		want    string
+		refused bool
+	}{
+		{"a host and port", "http://127.0.0.1:8377", keyA, "http://127.0.0.1:8377/api/v1/prompts/debrief", false},
+		{"a path with a trailing slash", "https://baton.example.com/team/", keyA, "https://baton.example.com/team/api/v1/prompts/debrief", false},
+		{"space around it", " http://h/baton\n", keyA, "http://h/baton/api/v1/prompts/debrief", false},
+		{"an IPv6 literal", "http://[::1]:8377", keyA, "http://[::1]:8377/api/v1/prompts/debrief", false},
+		{"an IPv6 literal with a zone", "http://[fe80::1%25eth0]:8377", keyA, "http://[fe80::1%25eth0]:8377/api/v1/prompts/debrief", false},
+		{"a scheme in capitals", "HTTPS://h", keyA, "https://h/api/v1/prompts/debrief", false},
+		{"no key", "http://h", "", "http://h/api/v1/prompts/debrief", false},
+		{"a query", "http://h/?tenant=x", keyA, "has a query or a fragment", true},
+		{"an empty query", "http://h/?", keyA, "has a query or a fragment", true},
+		{"a fragment", "http://h/#x", keyA, "has a query or a fragment", true},
+		{"a user and password", "http://me:hunter2@h", keyA, "carries credentials", true},
+		{"a user alone", "http://hunter2@h", keyA, "carries credentials", true},
+		{"another scheme", "ftp://h", keyA, "has no http or https scheme", true},
+		{"no scheme", "h:8377", keyA, "has no http or https scheme", true},
+		{"no host", "http:///baton", keyA, "names no host", true},
+		{"only a port", "http://:8377", keyA, "names no host", true},
+		{"nothing", "", keyA, "has no http or https scheme", true},
+		{"not a URL", "http://h:port", keyA, "is not a URL", true},
+		{"a key with a space", "http://h", "key hunter2", "the API key holds a space", true},
+		{"a key with a new line", "http://h", "hunter2\nX-Evil: 1", "the API key holds a space", true},
+		{"a key with CR LF", "http://h", "hunter2\r\n", "the API key holds a space", true},
+		{"a key with a NUL", "http://h", "hunter2\x00", "the API key holds a space", true},
+		{"a key outside ASCII", "http://h", "hunter2é", "the API key holds a space", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var sent []string
+			hc := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+				sent = append(sent, r.URL.String()+" "+r.Header.Get("Authorization"))
+				return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+					Body: io.NopCloser(strings.NewReader(`{"text":"t"}`)), Request: r}, nil
+			})}
+			_, err := NewClient(tc.base, tc.key, ClientOptions{HTTPClient: hc}).Debrief(ctx, continuity.DebriefParams{})
+			if !tc.refused {
+				want := []string{tc.want + " " + strings.TrimSpace("Bearer "+tc.key)}
+				if tc.key == "" {
+					want = []string{tc.want + " "}
+				}
+				if err != nil || !slices.Equal(sent, want) {
+					t.Errorf("= %v, sent %q; want %q", err, sent, want)
+				}
+				return
+			}
+			if continuity.ErrorCode(err) != continuity.CodeInvalid || !strings.Contains(err.Error(), tc.want) || errors.Is(err, ErrUnreachable) {
+				t.Errorf("= %v, want invalid saying %q", err, tc.want)
+			}
+			if err != nil && strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("the error echoes a secret: %v", err)
+			}
+			if len(sent) != 0 {
+				t.Errorf("sent %q, want nothing", sent)
 			}
 		})
 	}

@@ -30,7 +30,7 @@
 //	wire.go     the wire types of methods without a continuity type; the query codec
 //	errors.go   the code → status table, the error body, ErrUnreachable
 //	auth.go     Authenticator and KeyAuthenticator (hashed keys, constant-time compare)
-//	client.go   Client: continuity.API over HTTP, timeouts, bounded retries of idempotent calls
+//	client.go   Client: continuity.API over HTTP, timeouts, bounded retries of idempotent calls, no redirect followed; ServerURL
 //	openapi.json the OpenAPI 3.1 description, generated from the route table by the tests
 //	loadbench/  a command: Stop heartbeats from 32 clients against baton serve on Postgres, beside the bare UPDATE
 package httpapi

@@ -12,7 +12,9 @@
 //
 // Everything is rendered by html/template and so escaped by context: a
 // bottle is verbatim text written by a model and a person, shown in a
-// <pre> as text. The pages load nothing from the network (inline CSS, one
+// <pre> as text. A page is then shown as the CLI prints text: control
+// characters as spaces, and format characters (a right-to-left override,
+// a zero-width space) as their code points, "<U+202E>". The pages load nothing from the network (inline CSS, one
 // inline script that shows times in the viewer's zone, allowed by its hash
 // in the Content-Security-Policy, which allows nothing else), refresh
 // themselves with <meta http-equiv="refresh">, and log nothing a tenant

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"html/template"
+	"io"
 	"io/fs"
 	"maps"
 	"net/http"
@@ -21,6 +22,7 @@ import (
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/continuity"
 	"github.com/batonhq/baton/continuity/freshness"
+	"github.com/batonhq/baton/internal/runes"
 )
 
 // Authenticator decides which tenant a request acts for; an
@@ -290,7 +292,8 @@ func (h *handler) keep(w http.ResponseWriter, r *http.Request, key string) {
 	w.WriteHeader(http.StatusSeeOther)
 }
 
-// render writes one page; a template that fails renders nothing of it.
+// render writes one page, shown as visible leaves it; a template that
+// fails renders nothing of it.
 func (h *handler) render(w http.ResponseWriter, status int, name string, v view) {
 	var buf bytes.Buffer
 	if err := pages()[name].ExecuteTemplate(&buf, "layout.html", v); err != nil {
@@ -298,11 +301,37 @@ func (h *handler) render(w http.ResponseWriter, status int, name string, v view)
 		buf.Reset()
 		buf.WriteString("<!doctype html><title>baton status</title><p>The page could not be rendered.</p>\n")
 	}
+	page := visible(buf.String())
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", csp())
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	io.WriteString(w, page)
+}
+
+// visible is a rendered page as a person should read it, by the rule the
+// CLI prints text by (runes.Lines, then runes.Visible): no control
+// character but the newline and the tab, no line separator, and each
+// format character (a right-to-left override, a zero-width space) shown
+// as its code point, escaped, so that no memory, session id, ledger field
+// or bottle makes its row or its line read other than it is. It runs over
+// the whole page, after html/template escaped every value, so the marks it
+// writes are text in an element and in an attribute value alike (a URL's
+// value is percent-encoded already); the templates hold no such character.
+func visible(page string) string {
+	page = runes.Lines(page)
+	if strings.IndexFunc(page, runes.Hidden) < 0 {
+		return page
+	}
+	var b strings.Builder
+	for _, r := range page {
+		if runes.Hidden(r) {
+			b.WriteString(template.HTMLEscapeString(runes.Mark(r)))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/batonhq/baton/adapters/httpapi"
 	"github.com/batonhq/baton/adapters/statuspage"
@@ -26,6 +27,7 @@ import (
 	"github.com/batonhq/baton/continuity/sqlstore/sqltest"
 	"github.com/batonhq/baton/continuity/storetest"
 	"github.com/batonhq/baton/internal/gittest"
+	"github.com/batonhq/baton/internal/runes"
 )
 
 const (
@@ -664,4 +666,69 @@ func TestDivergenceAgainstWorkDir(t *testing.T) {
 	// Without WorkDir no record has a work tree here.
 	none := f.serve(t, statuspage.Options{}, nil)
 	wantIn(t, "no work dir", page(t, none+"session?agent=claude-code&id=exact"), `(no work tree of its project here)`)
+}
+
+// TestPagesShowHiddenCharacters: text a tenant wrote (a project, a
+// memory's topic and content, a handover, a ledger field, a doctor
+// finding, a bottle) holding format characters (a right-to-left override,
+// an isolate, zero-width characters, a byte order mark), control
+// characters or invalid UTF-8, at the start, in the middle and at the end,
+// reaches no page as it is: each format character shows as its code
+// point, escaped ("&lt;U+202E&gt;"), each control character as a space,
+// invalid UTF-8 as U+FFFD, in an element and in an attribute value alike;
+// what is stored keeps the characters.
+func TestPagesShowHiddenCharacters(t *testing.T) {
+	f := seed(t)
+	ctx := context.Background()
+	// The store refuses invalid UTF-8; a bottle and a finding (which
+	// quotes the ledger) are not the store's text and carry it too.
+	hidden := func(what string) string {
+		return "\u202e" + what + "\u2066x\u2069\u200b\x1b[2J" + what + "\ufeff\u200d"
+	}
+	marked := func(what string) string {
+		return "&lt;U+202E&gt;" + what + "&lt;U+2066&gt;x&lt;U+2069&gt;&lt;U+200B&gt; [2J" + what + "&lt;U+FEFF&gt;&lt;U+200D&gt;"
+	}
+	project := hidden("proj")
+	start := must(f.api.SessionStart(ctx, continuity.StartParams{EventParams: ev("SessionStart", "s9"), Source: continuity.SourceStartup, Project: project}))
+	_ = must(f.api.Remember(ctx, continuity.RememberParams{Kind: continuity.KindCommitment, Topic: hidden("topic"), Content: hidden("content"),
+		Project: project, SessionRunID: start.SessionRunID.String(), Actor: continuity.ActorUserAPI}))
+	stop := must(f.api.Stop(ctx, continuity.StopParams{EventParams: ev("Stop", "s9")}))
+	if err := f.api.RecordFailure(ctx, continuity.FailureParams{EventParams: ev("Stop", "s9"), ReceiptID: stop.ReceiptID.String(), Reason: hidden("reason")}); err != nil {
+		t.Fatal(err)
+	}
+	_ = must(f.api.SessionEnd(ctx, continuity.EndParams{EventParams: ev("SessionEnd", "s9"), Reason: "exit",
+		Episode: continuity.Episode{Objective: hidden("objective"), NextAction: hidden("next")}}))
+	if m := must(f.api.Sessions(ctx, continuity.SessionQuery{Project: project, ByProject: true})); len(m) != 1 || !strings.Contains(m[0].Project, "\u202eproj\u2066") {
+		t.Fatalf("the store did not keep the project's characters: %+v", m)
+	}
+	report := continuity.DoctorReport{GeneratedAt: f.clock.Now(), Sessions: 4, Findings: []continuity.Finding{
+		{Check: "failed_events", Severity: continuity.SeverityWarning, Sentence: "\xfe" + hidden("sentence") + "\xff", Project: project, Agent: agent, SessionID: "s9"}}}
+	bottles := func(string, string) ([]byte, error) {
+		return []byte("# Bottle\n\n\xff" + hidden("bottle") + "\xe2\x80\n"), nil
+	}
+	base := f.serve(t, statuspage.Options{Bottles: bottles}, func(a continuity.API) continuity.API { return doctored{API: a, report: report} })
+	for _, tc := range []struct {
+		path string
+		want []string
+	}{
+		{"?project=" + url.QueryEscape(project), []string{`value="` + marked("proj") + `"`, ">" + marked("proj") + "</a>"}},
+		{"session?agent=claude-code&id=s9", []string{marked("proj"), marked("objective"), marked("next"), marked("reason"), "\uFFFD" + marked("bottle") + "\uFFFD\n"}},
+		{"memory?project=" + url.QueryEscape(project), []string{marked("topic"), marked("content"), marked("proj")}},
+		{"doctor", []string{"\uFFFD" + marked("sentence") + "\uFFFD", marked("proj")}},
+	} {
+		resp, body := get(t, base+tc.path, keyA)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d\n%s", tc.path, resp.StatusCode, body)
+		}
+		wantOneScript(t, tc.path, resp, body)
+		for _, r := range body {
+			if runes.Hidden(r) || r != '\n' && r != '\t' && runes.Breaks(r) {
+				t.Fatalf("%s shows %U as it is", tc.path, r)
+			}
+		}
+		if !utf8.ValidString(body) {
+			t.Errorf("%s is not valid UTF-8", tc.path)
+		}
+		wantIn(t, tc.path, body, tc.want...)
+	}
 }

@@ -380,3 +380,29 @@ func TestTextsAreClean(t *testing.T) {
 		}
 	}
 }
+
+// TestBriefingShowsFormatCharacters: the briefing a person reads (`baton
+// briefing`) shows each format character of its blocks as its code point,
+// at the start, in the middle and at the end of a line, beside invalid
+// UTF-8; the context injected into the model keeps them, character for
+// character (the model reads them in order, the briefing was fitted to
+// the budget as it is, and a joiner is text).
+func TestBriefingShowsFormatCharacters(t *testing.T) {
+	for _, c := range []struct{ in, shown string }{
+		{"\u202eevil", "<U+202E>evil"},
+		{"mid\u2066dle\u2069", "mid<U+2066>dle<U+2069>"},
+		{"end\u200b\u200d\ufeff", "end<U+200B><U+200D><U+FEFF>"},
+		{"\xff\u202d\xfe", "\uFFFD<U+202D>\uFFFD"},
+	} {
+		b := "# briefing\n- " + c.in + "\n"
+		h := "## Last handover\n" + c.in + "\n"
+		shown := inject.Briefing(b, h)
+		if want := "# briefing\n- " + c.shown + "\n\n## Last handover\n" + c.shown + "\n"; shown != want {
+			t.Errorf("Briefing(%q) = %q, want %q", c.in, shown, want)
+		}
+		injected := inject.Startup(inject.StartupInput{RunID: runID, Agent: agent, Briefing: b, Handover: h})
+		if kept := strings.ToValidUTF8(c.in, "\uFFFD"); strings.Count(injected, kept) != 2 {
+			t.Errorf("Startup does not keep %q in the briefing and the handover:\n%q", kept, injected)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 // Package sqlstore implements continuity.Store on bun, for SQLite (the
 // embedded default, through driver/sqliteshim) and Postgres (pgdialect over
-// pgx), from one set of embedded migrations run on open.
+// pgx), from one set of embedded migrations run on open. A store that
+// records a migration this build does not know (a newer baton's) is
+// refused, conflict, before anything is applied.
 //
 // The SQLite driver is sqliteshim's choice at build time: the pure-Go
 // modernc.org/sqlite by default, SQLite's C library (mattn/go-sqlite3)

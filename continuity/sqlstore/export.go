@@ -133,5 +133,6 @@ func (m *promptModel) prompt() continuity.Prompt {
 }
 
 func (m *excerptModel) excerpt() continuity.StopExcerpt {
-	return continuity.StopExcerpt{ID: m.ID, Tenant: m.UserID, Agent: m.Agent, SessionID: m.SessionID, Text: m.Text, Truncated: m.Truncated, At: utc(m.At)}
+	return continuity.StopExcerpt{ID: m.ID, Tenant: m.UserID, Agent: m.Agent, SessionID: m.SessionID, Text: m.Text, Truncated: m.Truncated, At: utc(m.At),
+		PromptNumber: m.PromptNumber}
 }

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"regexp"
@@ -10,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/batonhq/baton/continuity"
 )
 
 //go:embed migrations/*.sql
@@ -85,7 +88,10 @@ func loadMigrations() ([]migration, error) {
 // migrate applies every migration not yet applied, each in its own
 // transaction. Concurrent openers (several hook processes, parallel tests)
 // serialize on an advisory lock on Postgres and on the immediate
-// transaction on SQLite.
+// transaction on SQLite. A store that records a migration this build does
+// not know was migrated by a newer baton: it is refused (conflict) before
+// anything is applied, since this build's writes would not keep what the
+// newer schema expects.
 func (s *Store) migrate(ctx context.Context) error {
 	ms, err := loadMigrations()
 	if err != nil {
@@ -93,7 +99,11 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	// Every hook process opens the store: when the schema is already current,
 	// a plain read says so without taking the write lock its siblings need.
-	if s.schemaCurrent(ctx, ms) {
+	current, newer := s.schemaCurrent(ctx, ms)
+	if newer != "" {
+		return &continuity.Error{Code: continuity.CodeConflict, Message: fmt.Sprintf("the schema holds migration %q, which this build of baton does not know: a newer baton migrated the store; run that one, or upgrade this one", newer)}
+	}
+	if current {
 		return nil
 	}
 	for _, m := range ms {
@@ -123,7 +133,11 @@ func (s *Store) migrate(ctx context.Context) error {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, expand(src, s.postgres)); err != nil {
-				return fmt.Errorf("migration %s: %w", m.name, err)
+				// Named, so that a schema baton did not make (a table of
+				// that name already there) says which step it stopped at.
+				var ce *continuity.Error
+				errors.As(translate(err), &ce)
+				return &continuity.Error{Code: ce.Code, Message: fmt.Sprintf("migration %s could not be applied: %s", m.name, ce.Message), Err: err}
 			}
 			if _, err := tx.ExecContext(ctx, s.rebind(`INSERT INTO baton_schema_migrations (version, name) VALUES (?, ?)`), m.version, m.name); err != nil {
 				return err
@@ -137,34 +151,43 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
-// schemaCurrent reports whether every migration is recorded as applied. Any
+// schemaCurrent reports whether every migration is recorded as applied,
+// and the name of a recorded migration ms does not hold ("" when none). Any
 // error (a fresh database has no migrations table) means "not known to be
 // current", and migrate takes the locked path. It reads on the write pool's
 // connection, outside a transaction (no lock is taken): a hook process whose
 // event only writes then opens one SQLite connection, not two.
-func (s *Store) schemaCurrent(ctx context.Context, ms []migration) bool {
-	rows, err := s.write.DB.QueryContext(ctx, `SELECT version FROM baton_schema_migrations`)
+func (s *Store) schemaCurrent(ctx context.Context, ms []migration) (current bool, newer string) {
+	rows, err := s.write.DB.QueryContext(ctx, `SELECT version, name FROM baton_schema_migrations ORDER BY version`)
 	if err != nil {
-		return false
+		return false, ""
 	}
 	defer rows.Close()
+	known := make(map[int]bool, len(ms))
+	for _, m := range ms {
+		known[m.version] = true
+	}
 	applied := map[int]bool{}
 	for rows.Next() {
 		var v int
-		if rows.Scan(&v) != nil {
-			return false
+		var name string
+		if rows.Scan(&v, &name) != nil {
+			return false, ""
+		}
+		if !known[v] && newer == "" {
+			newer = name
 		}
 		applied[v] = true
 	}
 	if rows.Err() != nil {
-		return false
+		return false, ""
 	}
 	for _, m := range ms {
 		if !applied[m.version] {
-			return false
+			return false, newer
 		}
 	}
-	return true
+	return true, newer
 }
 
 func (s *Store) rebind(q string) string {

@@ -93,6 +93,8 @@ type sessionModel struct {
 	LastMessageExcerpt  *string    `bun:"last_message_excerpt"`
 	CloserNextAt        *time.Time `bun:"closer_next_at"`
 	CloserFailures      int        `bun:"closer_failures"`
+	ClearedPrompt       int        `bun:"cleared_through_prompt"`
+	ClearedExcerpt      *uuid.UUID `bun:"cleared_through_excerpt,type:uuid"`
 }
 
 func toSessionModel(s *continuity.Session) *sessionModel {
@@ -114,6 +116,7 @@ func toSessionModel(s *continuity.Session) *sessionModel {
 		BriefingDeliveredAt: utcPtr(s.BriefingDeliveredAt), BriefedMemories: mustJSON(briefed),
 		LastMessageExcerpt: nullString(s.LastMessageExcerpt),
 		CloserNextAt:       utcPtr(s.CloserNextAt), CloserFailures: s.CloserFailures,
+		ClearedPrompt: s.ClearedThroughPrompt, ClearedExcerpt: nullUUID(s.ClearedThroughExcerpt),
 	}
 }
 
@@ -126,6 +129,7 @@ func (m *sessionModel) session() (*continuity.Session, error) {
 		TriageAttemptID: fromNullUUID(m.TriageAttemptID), BriefingDeliveredAt: utcPtr(m.BriefingDeliveredAt),
 		LastMessageExcerpt: fromNullString(m.LastMessageExcerpt), ActivationStops: m.ActivationStops,
 		CloserNextAt: utcPtr(m.CloserNextAt), CloserFailures: m.CloserFailures,
+		ClearedThroughPrompt: m.ClearedPrompt, ClearedThroughExcerpt: fromNullUUID(m.ClearedExcerpt),
 	}
 	s.ActivatedAt = s.OpenedAt
 	if m.ActivatedAt != nil {
@@ -299,11 +303,12 @@ type promptModel struct {
 type excerptModel struct {
 	bun.BaseModel `bun:"table:stop_excerpts"`
 
-	ID        uuid.UUID `bun:"id,pk,type:uuid"`
-	UserID    string    `bun:"user_id"`
-	Agent     string    `bun:"agent"`
-	SessionID string    `bun:"session_id"`
-	Text      string    `bun:"text"`
-	Truncated bool      `bun:"truncated"`
-	At        time.Time `bun:"at"`
+	ID           uuid.UUID `bun:"id,pk,type:uuid"`
+	UserID       string    `bun:"user_id"`
+	Agent        string    `bun:"agent"`
+	SessionID    string    `bun:"session_id"`
+	Text         string    `bun:"text"`
+	Truncated    bool      `bun:"truncated"`
+	At           time.Time `bun:"at"`
+	PromptNumber *int      `bun:"prompt_number"`
 }

@@ -2,7 +2,9 @@ package sqlstore_test
 
 import (
 	"context"
+	"database/sql"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,6 +84,45 @@ func TestPostgresTrimFunctionsAreNotPublic(t *testing.T) {
 	names := functionsNotPublic(t, `baton\_trim\_%`)
 	if strings.Join(names, ",") != "baton_trim_ledger,baton_trim_stop_excerpts,baton_trim_tenant" {
 		t.Fatalf("trim functions = %v", names)
+	}
+}
+
+// TestPostgresFunctionSettings: every function of the migrations pins its
+// search_path to the schema it was made in, so a caller's cannot redirect
+// it, and the heartbeat's keeps the plan setting of migration 013. A
+// migration that replaces a function (CREATE OR REPLACE resets its
+// settings, keeping its grants) must set them again, as 016 and 018 do;
+// PUBLIC still may not run the heartbeat's.
+func TestPostgresFunctionSettings(t *testing.T) {
+	if names := functionsNotPublic(t, `baton\_touch\_live`); len(names) != 1 {
+		t.Fatalf("touch functions = %v", names)
+	}
+	_, dsn := sqltest.PostgresStore(t, sqltest.PostgresBase(t))
+	rows, err := sqltest.PostgresDB(t, dsn).Query(`SELECT p.proname, current_schema(), array_to_string(p.proconfig, ';')
+		FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+		WHERE n.nspname = current_schema() AND p.proname LIKE 'baton\_%' ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var name, schema string
+		var config sql.NullString
+		if err := rows.Scan(&name, &schema, &config); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		settings := strings.Split(config.String, ";")
+		if !slices.Contains(settings, "search_path="+schema+", pg_temp") {
+			t.Errorf("%s's settings are %q: its search_path is not pinned to %s", name, config.String, schema)
+		}
+		if name == "baton_touch_live" && !slices.Contains(settings, "enable_seqscan=off") {
+			t.Errorf("baton_touch_live's settings are %q, without migration 013's enable_seqscan=off", config.String)
+		}
+	}
+	if err := rows.Err(); err != nil || n < 10 {
+		t.Fatalf("%d functions read (%v)", n, err)
 	}
 }
 

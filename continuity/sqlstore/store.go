@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net/url"
 	"os"
@@ -53,11 +54,14 @@ func IsPostgresDSN(dsn string) bool {
 
 // Open opens the store named by dsn and runs the migrations: a
 // postgres:// or postgresql:// URL opens Postgres, anything else is a SQLite
-// file path. A new SQLite file and its directory are created readable by
-// their owner only (0600 and 0700 on Unix; SQLite gives its -wal and -shm
-// files the database's mode): the store holds what agents remember. A path
-// that is another URL (it holds "://"), or holds a NUL, '?' or '#', is
-// invalid, and nothing is created.
+// file path. A new SQLite file is created readable by its owner only (0600
+// on Unix; SQLite gives its -wal and -shm files the database's mode): the
+// store holds what agents remember. Its directory is never created: a path
+// in a directory that does not exist is not_found, so that a mistyped path
+// makes no tree of directories (a caller that owns a default location, as
+// the baton binary its home, creates that one). A path that is another URL
+// (it holds "://"), or holds a NUL, '?' or '#', is invalid, and nothing is
+// created.
 func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if strings.TrimSpace(dsn) == "" {
 		return nil, continuity.Invalid("dsn", "is required")
@@ -210,10 +214,9 @@ func libpqKeywords(dsn string) bool {
 func isLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 
 func openSQLite(path string, one bool, busy time.Duration) (*Store, error) {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, &continuity.Error{Code: continuity.CodeInternal, Message: "cannot create the database directory", Err: err}
-		}
+	if _, err := os.Stat(filepath.Dir(path)); errors.Is(err, fs.ErrNotExist) {
+		return nil, &continuity.Error{Code: continuity.CodeNotFound,
+			Message: "the SQLite file's directory does not exist (baton creates the file, not its directory)", Err: err}
 	}
 	if path != ":memory:" {
 		// Created here, not by SQLite (0644 less the umask).
@@ -422,6 +425,9 @@ func translate(err error) error {
 	}
 	if retryable(err) {
 		return &continuity.Error{Code: continuity.CodeInternal, Message: "the database is locked by another process", Err: err}
+	}
+	if strings.Contains(msg, "file is not a database") { // SQLITE_NOTADB, in both drivers' words
+		return &continuity.Error{Code: continuity.CodeInternal, Message: "the file is not a SQLite database", Err: err}
 	}
 	return &continuity.Error{Code: continuity.CodeInternal, Message: "database error", Err: err}
 }

@@ -60,6 +60,11 @@ func touchSQLite(ctx context.Context, t *tx, s continuity.SessionTouch) (*contin
 	}
 	e := *s.StopExcerpt
 	e.Agent, e.SessionID, e.At = s.Agent, s.SessionID, s.Now
+	n, err := t.lastPromptNumber(ctx, s.Agent, s.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	e.PromptNumber = &n
 	return row, t.InsertStopExcerpt(ctx, s.ExcerptKeep(row.StopCount), &e)
 }
 

@@ -375,18 +375,33 @@ func (t *tx) AppendPrompt(ctx context.Context, p *continuity.Prompt) error {
 			return translate(err)
 		}
 	} // SQLite: the immediate transaction already serializes writers.
-	var last int
-	if err := t.db.NewSelect().Model((*promptModel)(nil)).ColumnExpr("COALESCE(MAX(number), 0)").
+	last, err := t.lastPromptNumber(ctx, p.Agent, p.SessionID)
+	if err != nil {
+		return err
+	}
+	var turn int
+	if err := t.db.NewSelect().Model((*excerptModel)(nil)).ColumnExpr("COALESCE(MAX(prompt_number), 0)").
 		Where("user_id = ?", t.tenant).Where("agent = ?", p.Agent).Where("session_id = ?", p.SessionID).
-		Scan(ctx, &last); err != nil {
+		Scan(ctx, &turn); err != nil {
 		return translate(err)
 	}
+	last = max(last, turn)
 	m := &promptModel{ID: p.ID, UserID: t.tenant, Agent: p.Agent, SessionID: p.SessionID, Number: last + 1, Text: p.Text, Truncated: p.Truncated, At: utc(p.At)}
 	if _, err := t.db.NewInsert().Model(m).Exec(ctx); err != nil {
 		return translate(err)
 	}
 	p.Number = m.Number
 	return nil
+}
+
+// lastPromptNumber is the conversation's newest prompt number, 0 before
+// any prompt.
+func (t *tx) lastPromptNumber(ctx context.Context, agent, sessionID string) (int, error) {
+	var last int
+	err := t.db.NewSelect().Model((*promptModel)(nil)).ColumnExpr("COALESCE(MAX(number), 0)").
+		Where("user_id = ?", t.tenant).Where("agent = ?", agent).Where("session_id = ?", sessionID).
+		Scan(ctx, &last)
+	return last, translate(err)
 }
 
 func (t *tx) Prompts(ctx context.Context, agent, sessionID string) ([]continuity.Prompt, error) {
@@ -411,7 +426,8 @@ func (t *tx) LastPrompt(ctx context.Context, agent, sessionID string) (continuit
 }
 
 func (t *tx) InsertStopExcerpt(ctx context.Context, keep int, e *continuity.StopExcerpt) error {
-	m := &excerptModel{ID: e.ID, UserID: t.tenant, Agent: e.Agent, SessionID: e.SessionID, Text: e.Text, Truncated: e.Truncated, At: utc(e.At)}
+	m := &excerptModel{ID: e.ID, UserID: t.tenant, Agent: e.Agent, SessionID: e.SessionID, Text: e.Text, Truncated: e.Truncated, At: utc(e.At),
+		PromptNumber: e.PromptNumber}
 	if _, err := t.db.NewInsert().Model(m).Exec(ctx); err != nil {
 		return translate(err)
 	}

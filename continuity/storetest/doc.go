@@ -21,6 +21,7 @@
 //	triage.go      the Stop handshake and the briefing
 //	briefing.go    each briefing section's own bounded read, precedence, boundaries; due dates
 //	bottle.go      the bottle marker claim, history and a degraded bottle from the store
+//	turns.go       the turn a Stop excerpt is filed under: by its recorded prompt number across a clock step, by time without one
 //	conversation.go what is kept per conversation: prompt numbers, bottle markers
 //	errors.go      driver errors translated to baton's codes; rollback
 //	ledger.go      receipts, lifecycle events, envelope, retention
@@ -39,5 +40,6 @@
 //	doctor.go      the doctor: the episode-lifecycle ADR's outage end to end, each check at its thresholds
 //	doctortx.go    the doctor's Tx reads in the contract
 //	portability.go export → import round trip, import's line checks, erase (raw counts, interrupted), retention boundaries
+//	importrules.go an import's per-field rules at each boundary (Restore and Import); hostile export files
 //	txexport.go    the contract cases of the export pages, InsertPrompt, the prunes and EraseBatch
 package storetest

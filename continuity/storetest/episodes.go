@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 func testEpisodes(t *testing.T, h Harness) {
 	t.Run("OutageOfTheADR", func(t *testing.T) { testOutage(t, h) })
 	t.Run("CompactAndClear", func(t *testing.T) { testCompactAndClear(t, h) })
+	t.Run("SameIDClear", func(t *testing.T) { testSameIDClear(t, h) })
 	t.Run("StopNudge", func(t *testing.T) { testStopNudge(t, h) })
 }
 
@@ -242,6 +244,109 @@ func testCompactAndClear(t *testing.T, h Harness) {
 	archived, _ := filepath.Glob(filepath.Join(e.Bottler.Dir(), "archive", "*-s1.bottle"))
 	if len(archived) != 1 {
 		t.Errorf("archive holds %v, want one bottle of s1", archived)
+	}
+}
+
+// testSameIDClear: a harness that keeps the conversation's id across a
+// /clear. The bottle a later activation renders, reconstructed from the
+// store (the transcript gone) or full from a transcript the harness went
+// on writing under the id, holds only what followed the clear; the
+// archive holds what came before it.
+func testSameIDClear(t *testing.T, h Harness) {
+	claudeLine := func(kind, text string) string {
+		if kind == "user" {
+			return fmt.Sprintf(`{"type":"user","sessionId":"s1","message":{"role":"user","content":%q}}`+"\n", text)
+		}
+		return fmt.Sprintf(`{"type":"assistant","message":{"id":%q,"role":"assistant","content":[{"type":"text","text":%q}]}}`+"\n", "m-"+text, text)
+	}
+	t.Run("a new id's clear keeps what its transcript held", func(t *testing.T) {
+		// Gemini CLI's /clear: SessionStart source clear under a new id,
+		// whose transcript the harness may have begun already.
+		f := newFixture(t, h)
+		e := episodes(t, f)
+		transcript := filepath.Join(t.TempDir(), "s2.jsonl")
+		if err := os.WriteFile(transcript, []byte(claudeLine("user", "Started after the clear.")+claudeLine("assistant", "Started.")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		handle(t, e, continuity.HookEvent{Kind: continuity.HookStart, Source: continuity.SourceClear, SessionID: "s2", TranscriptPath: transcript})
+		handle(t, e, continuity.HookEvent{Kind: continuity.HookStop, SessionID: "s2", TranscriptPath: transcript})
+		text, err := e.Bottler.Read("s2")
+		if err != nil || !strings.Contains(string(text), "Started after the clear.") {
+			t.Errorf("the bottle of a conversation a clear started (%v):\n%s", err, text)
+		}
+	})
+	for _, tc := range []struct {
+		name       string
+		transcript bool
+		then       continuity.Source
+	}{
+		{"reconstructed, then a compact", false, continuity.SourceCompact},
+		{"reconstructed, then a resume", false, continuity.SourceResume},
+		{"from the transcript, then a compact", true, continuity.SourceCompact},
+		{"from the transcript, then a resume", true, continuity.SourceResume},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, h)
+			e := episodes(t, f)
+			transcript := "/nonexistent.jsonl"
+			if tc.transcript {
+				transcript = filepath.Join(t.TempDir(), "s1.jsonl")
+				if err := os.WriteFile(transcript, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			turn := func(prompt, reply string) {
+				t.Helper()
+				f.clock.Advance(time.Second)
+				handle(t, e, continuity.HookEvent{Kind: continuity.HookPrompt, SessionID: "s1", Prompt: prompt})
+				if tc.transcript {
+					fh, err := os.OpenFile(transcript, os.O_APPEND|os.O_WRONLY, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					_, err = fh.WriteString(claudeLine("user", prompt) + claudeLine("assistant", reply))
+					if cerr := fh.Close(); err == nil {
+						err = cerr
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				handle(t, e, continuity.HookEvent{Kind: continuity.HookStop, SessionID: "s1", TranscriptPath: transcript, LastMessage: &reply})
+			}
+			handle(t, e, continuity.HookEvent{Kind: continuity.HookStart, Source: continuity.SourceStartup, SessionID: "s1", TranscriptPath: transcript})
+			turn("Plan the lease rules.", "Planned the lease rules.")
+			handle(t, e, continuity.HookEvent{Kind: continuity.HookPreCompact, SessionID: "s1", TranscriptPath: transcript, Trigger: "auto"})
+			handle(t, e, continuity.HookEvent{Kind: continuity.HookStart, Source: continuity.SourceClear, SessionID: "s1", TranscriptPath: transcript})
+			turn("Write the release notes.", "Wrote the release notes.")
+			out := handle(t, e, continuity.HookEvent{Kind: continuity.HookStart, Source: tc.then, SessionID: "s1", TranscriptPath: transcript})
+			path, err := e.Bottler.Path("s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.Context, path) {
+				t.Fatalf("the %s after the clear points at no bottle:\n%s", tc.then, out.Context)
+			}
+			text, err := e.Bottler.Read("s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(text), "Write the release notes.") || strings.Contains(string(text), "lease rules") {
+				t.Errorf("the bottle after the clear:\n%s", text)
+			}
+			archived, _ := filepath.Glob(filepath.Join(e.Bottler.Dir(), "archive", "*-s1.bottle", "*"))
+			var before strings.Builder
+			for _, name := range archived {
+				b, err := os.ReadFile(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				before.Write(b)
+			}
+			if !strings.Contains(before.String(), "Plan the lease rules.") {
+				t.Errorf("the archive %v lacks the turn before the clear:\n%s", archived, before.String())
+			}
+		})
 	}
 }
 

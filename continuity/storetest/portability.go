@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -101,6 +102,9 @@ func populate(t *testing.T, f *fixture, tenant string, conversations, ledgerLine
 		for i := range 3 {
 			e := excerpt(agent, "full", fmt.Sprintf("excerpt %d", i), now)
 			e.Truncated = i == 2
+			if i < 2 { // the last as a row from before prompt numbers were recorded
+				e.PromptNumber = new(i)
+			}
 			if err := tx.InsertStopExcerpt(ctx, 0, &e); err != nil {
 				return err
 			}
@@ -144,7 +148,7 @@ func testExport(t *testing.T, h Harness) {
 			t.Errorf("the ledger exported %d rows, want more than two pages", res.Rows[continuity.TableLedger])
 		}
 		lines := bytes.Split(bytes.TrimSuffix(first, []byte("\n")), []byte("\n"))
-		if want := `{"format":"baton.export","version":1,"tenant":"tenant-a","exportedAt":"`; !bytes.HasPrefix(lines[0], []byte(want)) {
+		if want := `{"format":"baton.export","version":` + strconv.Itoa(continuity.ExportVersion) + `,"tenant":"tenant-a","exportedAt":"`; !bytes.HasPrefix(lines[0], []byte(want)) {
 			t.Errorf("the header is %s, want it to start %s", lines[0], want)
 		}
 		if len(lines) != 1+total(res.Rows) {
@@ -196,6 +200,10 @@ func testExport(t *testing.T, h Harness) {
 	})
 
 	t.Run("ImportRefusesBadLines", func(t *testing.T) { t.Parallel(); testImportRefuses(t, h) })
+	t.Run("ImportFieldRules", func(t *testing.T) { t.Parallel(); testImportFieldRules(t, h) })
+	t.Run("ImportParamsRules", func(t *testing.T) { t.Parallel(); testImportParamsRules(t, h) })
+	t.Run("ImportHostileFiles", func(t *testing.T) { t.Parallel(); testImportHostileFiles(t, h) })
+	t.Run("ImportsEveryVersion", func(t *testing.T) { t.Parallel(); testImportVersions(t, h) })
 	t.Run("ImportRacingWrites", func(t *testing.T) { testImportRacingWrites(t, h) })
 
 	// Two imports of different exports into one empty tenant at once: one
@@ -374,7 +382,11 @@ func testImportRefuses(t *testing.T, h Harness) {
 	ctx := context.Background()
 	f := newFixture(t, h)
 	const header = `{"format":"baton.export","version":1,"tenant":"x","exportedAt":"2026-11-30T09:00:00Z"}`
+	const header2 = `{"format":"baton.export","version":2,"tenant":"x","exportedAt":"2026-11-30T09:00:00Z"}`
 	id, id2 := newID(), newID()
+	excerptLine := func(extra string) string {
+		return `{"table":"stop_excerpts","row":{"id":"` + newID().String() + `","agent":"claude-code","sessionId":"s1","text":"done","truncated":false,"at":"2026-11-30T09:00:00Z"` + extra + `}}`
+	}
 	ledger := func(id uuid.UUID, extra string) string {
 		return `{"table":"ledger","row":{"id":"` + id.String() + `","event":"e","at":"2026-11-30T09:00:00Z"` + extra + `}}`
 	}
@@ -396,7 +408,16 @@ func testImportRefuses(t *testing.T, h Harness) {
 		{"nothing at all", "", continuity.CodeInvalid, "line 1"},
 		{"a header that is not JSON", "{nope\n", continuity.CodeInvalid, "line 1"},
 		{"another format", `{"format":"other","version":1,"tenant":"x","exportedAt":"2026-11-30T09:00:00Z"}` + "\n", continuity.CodeInvalid, "line 1: format"},
-		{"a newer version", `{"format":"baton.export","version":2,"tenant":"x","exportedAt":"2026-11-30T09:00:00Z"}` + "\n", continuity.CodeInvalid, "line 1: version"},
+		{"a newer version", `{"format":"baton.export","version":` + strconv.Itoa(continuity.ExportVersion+1) + `,"tenant":"x","exportedAt":"2026-11-30T09:00:00Z"}` + "\n", continuity.CodeInvalid, "line 1: version"},
+		{"a version before the oldest", `{"format":"baton.export","version":` + strconv.Itoa(continuity.OldestExportVersion-1) + `,"tenant":"x","exportedAt":"2026-11-30T09:00:00Z"}` + "\n", continuity.CodeInvalid, "line 1: version"},
+		// Version 2 added an excerpt's prompt number: a version 1 row
+		// holding one, spelt as the decoder matches it, is no row of its
+		// format; in version 2 it is an integer from 0.
+		{"a prompt number in a version 1 excerpt", header + "\n" + excerptLine(`,"promptNumber":1`) + "\n", continuity.CodeInvalid, "line 2: row.promptNumber"},
+		{"a prompt number in a version 1 excerpt in other case", header + "\n" + excerptLine(`,"PromptNumber":null`) + "\n", continuity.CodeInvalid, "line 2: row.promptNumber"},
+		{"a negative prompt number", header2 + "\n" + excerptLine(`,"promptNumber":-1`) + "\n", continuity.CodeInvalid, "line 2: row.promptNumber"},
+		{"a prompt number over 32 bits in an excerpt", header2 + "\n" + excerptLine(`,"promptNumber":3000000000`) + "\n", continuity.CodeInvalid, "line 2: row.promptNumber"},
+		{"a prompt number that is not an integer", header2 + "\n" + excerptLine(`,"promptNumber":"1"`) + "\n", continuity.CodeInvalid, "line 2: row.promptNumber"},
 		{"an unknown header member", `{"format":"baton.export","version":1,"tenant":"x","exportedAt":"2026-11-30T09:00:00Z","more":1}` + "\n", continuity.CodeInvalid, "line 1: more"},
 		{"a row that is not JSON", header + "\n" + `{"table":"ledger","row":{` + "\n", continuity.CodeInvalid, "line 2"},
 		{"two values on a line", header + "\n" + ledger(id, "") + "{}\n", continuity.CodeInvalid, "line 2"},
@@ -470,6 +491,51 @@ func testImportRefuses(t *testing.T, h Harness) {
 		return err
 	}()); fields["line 2: row.text"] != "must be valid UTF-8" {
 		t.Errorf("text that is not UTF-8 is refused as %v", fields)
+	}
+}
+
+// testImportVersions: an import reads every version of the format from
+// the oldest. A version 1 export's excerpts have no prompt number and are
+// filed by time, as they were when it was written (the one stamped a
+// microsecond before its prompt under the turn before); a version 2
+// export's excerpt is filed by its number whatever its time. Exported
+// again, each is the current version, the numbers it had as they were.
+func testImportVersions(t *testing.T, h Harness) {
+	ctx := t.Context()
+	header := func(v int) string {
+		return `{"format":"baton.export","version":` + strconv.Itoa(v) + `,"tenant":"x","exportedAt":"2026-11-30T09:00:00Z"}` + "\n"
+	}
+	prompt := func(n int, at string) string {
+		return `{"table":"prompts","row":{"id":"` + newID().String() + `","agent":"claude-code","sessionId":"s1","number":` + strconv.Itoa(n) +
+			`,"text":"prompt ` + strconv.Itoa(n) + `","truncated":false,"at":"` + at + `"}}` + "\n"
+	}
+	excerptRow := func(text, at, extra string) string {
+		return `{"table":"stop_excerpts","row":{"id":"` + newID().String() + `","agent":"claude-code","sessionId":"s1","text":"` + text +
+			`","truncated":false,"at":"` + at + `"` + extra + `}}` + "\n"
+	}
+	prompts := prompt(1, "2026-11-30T09:00:00Z") + prompt(2, "2026-11-30T09:02:00Z")
+	for _, tc := range []struct {
+		name    string
+		version int
+		rows    string
+		want    map[string]int
+	}{
+		{"version 1", 1, prompts + excerptRow("at prompt 2", "2026-11-30T09:02:00Z", "") + excerptRow("just before prompt 2", "2026-11-30T09:01:59.999999Z", ""),
+			map[string]int{"at prompt 2": 2, "just before prompt 2": 1}},
+		{"version 2", 2, prompts + excerptRow("numbered", "2026-11-30T09:01:59.999999Z", `,"promptNumber":2`) + excerptRow("unnumbered", "2026-11-30T09:01:59.999999Z", ""),
+			map[string]int{"numbered": 2, "unnumbered": 1}},
+	} {
+		f := newFixture(t, h)
+		if _, err := f.svc.Restore(ctx, tenantA, strings.NewReader(header(tc.version)+tc.rows)); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		wantTurns(t, tc.name+": ", historyOf(t, f, "s1"), tc.want)
+		b, _ := exportOf(t, f, tenantA)
+		head, rows, _ := bytes.Cut(b, []byte("\n"))
+		if !bytes.Contains(head, []byte(`"version":`+strconv.Itoa(continuity.ExportVersion)+`,`)) ||
+			bytes.Count(rows, []byte(`"promptNumber":`)) != strings.Count(tc.rows, `"promptNumber":`) {
+			t.Errorf("%s: exported again as\n%s", tc.name, b)
+		}
 	}
 }
 

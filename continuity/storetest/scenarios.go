@@ -46,6 +46,7 @@ func RunScenarios(t *testing.T, h ScenarioHarness) {
 	t.Run("Resume", func(t *testing.T) { scenarioResume(t, h) })
 	t.Run("Compact", func(t *testing.T) { scenarioCompact(t, h) })
 	t.Run("Clear", func(t *testing.T) { scenarioClear(t, h) })
+	t.Run("SameIDClear", func(t *testing.T) { scenarioSameIDClear(t, h) })
 	t.Run("UserPrompt", func(t *testing.T) { scenarioUserPrompt(t, h) })
 	t.Run("Stop", func(t *testing.T) { scenarioStop(t, h) })
 	t.Run("Nudge", func(t *testing.T) { scenarioNudge(t, h) })
@@ -60,6 +61,7 @@ func RunScenarios(t *testing.T, h ScenarioHarness) {
 	t.Run("NudgeActivations", func(t *testing.T) { scenarioNudgeActivations(t, h) })
 	t.Run("Chaos", func(t *testing.T) { scenarioChaos(t, h) })
 	t.Run("HandoverAcrossSkewedClocks", func(t *testing.T) { scenarioHandoverSkew(t, h) })
+	t.Run("StopAfterClockStep", func(t *testing.T) { scenarioStopClockStep(t, h) })
 }
 
 // scene is one scenario's backend: two tenants and their clock.
@@ -723,6 +725,77 @@ func scenarioClear(t *testing.T, h ScenarioHarness) {
 	later := s.start(s.a, startOf("s1", continuity.SourceResume, "baton"))
 	if later.Marker != nil {
 		t.Fatalf("a resume after the clear claimed the archived bottle's marker %+v", later.Marker)
+	}
+}
+
+// scenarioSameIDClear: a harness that keeps the conversation's id across a
+// /clear (SessionStart source clear under the id it had) starts the
+// conversation over. The history a degraded bottle is reconstructed from
+// holds only the prompts and Stop excerpts recorded after the last clear,
+// whatever activation follows it and whatever the clock said: a clear in
+// the instant of the last prompt, or as the id's first event, included.
+func scenarioSameIDClear(t *testing.T, h ScenarioHarness) {
+	t.Parallel()
+	type step func(s *scene)
+	start := func(src continuity.Source) step {
+		return func(s *scene) { s.start(s.a, startOf("s1", src, "baton")) }
+	}
+	prompt := func(text string) step { return func(s *scene) { s.prompt("s1", text) } }
+	stop := func(msg string) step { return func(s *scene) { s.stop(stopOf("s1", msg)) } }
+	end := func(s *scene) { s.end("s1") }
+	tick := func(s *scene) { s.clock.Advance(time.Second) }
+	other := func(s *scene) { s.startup("s2", "baton"); s.prompt("s2", "other conversation") }
+	startup, clear := start(continuity.SourceStartup), start(continuity.SourceClear)
+	before := []step{startup, tick, prompt("before"), tick, stop("answered before"), tick}
+	cases := []struct {
+		name     string
+		steps    [][]step
+		prompts  []string
+		excerpts []string
+	}{
+		{"clear drops the turns before it", [][]step{before, {clear, tick, prompt("after"), tick, stop("answered after")}},
+			[]string{"after"}, []string{"answered after"}},
+		{"nothing recorded since the clear", [][]step{before, {clear}}, nil, nil},
+		{"a resume after the clear", [][]step{before, {clear, tick, prompt("after"), tick, stop("answered after"), tick, start(continuity.SourceResume)}},
+			[]string{"after"}, []string{"answered after"}},
+		{"a compact after the clear", [][]step{before, {clear, tick, prompt("after"), tick, stop("answered after"), tick, start(continuity.SourceCompact)}},
+			[]string{"after"}, []string{"answered after"}},
+		{"a second clear", [][]step{before, {clear, tick, prompt("between"), tick, stop("answered between"), tick, clear, tick, prompt("after"), tick, stop("answered after")}},
+			[]string{"after"}, []string{"answered after"}},
+		{"a SessionEnd before the clear", [][]step{before, {end, tick, clear, tick, prompt("after"), tick, stop("answered after")}},
+			[]string{"after"}, []string{"answered after"}},
+		{"the clear as the id's first event", [][]step{{clear, tick, prompt("after"), tick, stop("answered after")}},
+			[]string{"after"}, []string{"answered after"}},
+		{"a prompt recorded before any open, then the clear", [][]step{{prompt("before"), tick, clear, tick, prompt("after"), tick, stop("answered after")}},
+			[]string{"after"}, []string{"answered after"}},
+		{"the clear in the instant of the last prompt", [][]step{{startup, prompt("before"), stop("answered before"), clear, prompt("after"), stop("answered after")}},
+			[]string{"after"}, []string{"answered after"}},
+		{"another conversation's clear", [][]step{before, {other, func(s *scene) { s.start(s.a, startOf("s2", continuity.SourceClear, "baton")) }}},
+			[]string{"before"}, []string{"answered before"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newScene(t, h)
+			for _, steps := range tc.steps {
+				for _, st := range steps {
+					st(s)
+				}
+			}
+			hist, err := s.a.SessionHistory(s.ctx, agent, "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var prompts, excerpts []string
+			for _, p := range hist.Prompts {
+				prompts = append(prompts, p.Text)
+			}
+			for _, e := range hist.StopExcerpts {
+				excerpts = append(excerpts, e.Text)
+			}
+			if !slices.Equal(prompts, tc.prompts) || !slices.Equal(excerpts, tc.excerpts) {
+				t.Fatalf("history after the steps: prompts %q, excerpts %q; want %q and %q", prompts, excerpts, tc.prompts, tc.excerpts)
+			}
+		})
 	}
 }
 

@@ -56,6 +56,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Triage", func(t *testing.T) { testTriage(t, h) })
 	t.Run("Briefing", func(t *testing.T) { testBriefing(t, h) })
 	t.Run("Bottle", func(t *testing.T) { testBottle(t, h) })
+	t.Run("ExcerptTurns", func(t *testing.T) { testExcerptTurns(t, h) })
 	t.Run("Conversation", func(t *testing.T) { testConversation(t, h) })
 	t.Run("BriefingSections", func(t *testing.T) { testBriefingSections(t, h) })
 	t.Run("TxErrors", func(t *testing.T) { testTxErrors(t, h) })

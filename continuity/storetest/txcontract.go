@@ -506,6 +506,7 @@ func fullSession(at time.Time) continuity.Session {
 		},
 		LastMessageExcerpt: "last words",
 		CloserNextAt:       &closerAt, CloserFailures: 2,
+		ClearedThroughPrompt: 5, ClearedThroughExcerpt: newID(),
 	}
 }
 
@@ -1504,6 +1505,29 @@ func txAppendPrompt(t *testing.T, f *fixture) {
 	if p4.Number != 4 || p5.Number != 5 {
 		t.Errorf("two appends in one transaction numbered %d and %d, want 4 and 5", p4.Number, p5.Number)
 	}
+	// A conversation whose prompts are gone (pruned) numbers on past the
+	// turns its excerpts recorded; an excerpt without a number, or
+	// another conversation's, counts for nothing.
+	inWrite(t, f, tenantA, func(ctx context.Context, tx continuity.Tx) error {
+		for _, e := range []continuity.StopExcerpt{excerpt(agent, "s4", "turn 7", now), excerpt(agent, "s4", "unnumbered", now),
+			excerpt("codex", "s4", "other agent", now), excerpt(agent, "s5", "other conversation", now)} {
+			switch e.Text {
+			case "turn 7":
+				e.PromptNumber = new(7)
+			case "other agent", "other conversation":
+				e.PromptNumber = new(20)
+			}
+			if err := tx.InsertStopExcerpt(ctx, 0, &e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	p8 := prompt(agent, "s4", "after the pruned ones", now)
+	inWrite(t, f, tenantA, func(ctx context.Context, tx continuity.Tx) error { return tx.AppendPrompt(ctx, &p8) })
+	if p8.Number != 8 {
+		t.Errorf("the first prompt kept after excerpts of turn 7 is numbered %d, want 8", p8.Number)
+	}
 	dup := prompt(agent, "s3", "dup", now)
 	dup.ID = p4.ID
 	for _, tenant := range []string{tenantA, tenantB} {
@@ -1619,13 +1643,16 @@ func txInsertStopExcerpt(t *testing.T, f *fixture) {
 
 func txStopExcerpts(t *testing.T, f *fixture) {
 	now := f.clock.Now()
-	first, second := excerpt(agent, "s1", "first", now.Add(time.Second)), excerpt(agent, "s1", "second", now)
-	second.Truncated, second.Tenant = true, tenantB                // the Tenant field is ignored
-	for _, e := range []*continuity.StopExcerpt{&second, &first} { // out of id order
+	first, second, third := excerpt(agent, "s1", "first", now.Add(time.Second)), excerpt(agent, "s1", "second", now), excerpt(agent, "s1", "third", now)
+	second.Truncated, second.Tenant = true, tenantB // the Tenant field is ignored
+	// The prompt number as given: one, 0 (a Stop before any prompt), and
+	// none (a row from before it was recorded).
+	first.PromptNumber, second.PromptNumber = new(3), new(0)
+	for _, e := range []*continuity.StopExcerpt{&second, &third, &first} { // out of id order
 		inWrite(t, f, tenantA, func(ctx context.Context, tx continuity.Tx) error { return tx.InsertStopExcerpt(ctx, 0, e) })
 	}
-	first.Tenant, second.Tenant = tenantA, tenantA
-	same(t, "the conversation's excerpts in id order", ofConversation(t, f, tenantA, agent, "s1", continuity.Tx.StopExcerpts), []continuity.StopExcerpt{first, second})
+	first.Tenant, second.Tenant, third.Tenant = tenantA, tenantA, tenantA
+	same(t, "the conversation's excerpts in id order", ofConversation(t, f, tenantA, agent, "s1", continuity.Tx.StopExcerpts), []continuity.StopExcerpt{first, second, third})
 	for _, who := range []struct{ tenant, agent, sid string }{{tenantA, agent, "unknown"}, {tenantA, "codex", "s1"}, {tenantB, agent, "s1"}} {
 		got := ofConversation(t, f, who.tenant, who.agent, who.sid, continuity.Tx.StopExcerpts)
 		wantEmpty(t, who.tenant+"/"+who.agent+"/"+who.sid+"'s excerpts", got, nil)

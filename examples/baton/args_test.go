@@ -39,10 +39,10 @@ func TestArgumentsKeepTheirBytes(t *testing.T) {
 		args  []string
 		field string
 	}{
-		{"topic", []string{"remember", "--topic", "a\xffb", "content"}, "topic: must be valid UTF-8"},
-		{"content", []string{"remember", "--topic", "t", "c\xff"}, "content: must be valid UTF-8"},
-		{"project", []string{"remember", "--topic", "t", "--project", "p\xfe", "content"}, "project: must be valid UTF-8"},
-		{"briefing project", []string{"briefing", "--project", "p\xfe"}, "project: must be valid UTF-8"},
+		{"topic", []string{"remember", "--topic", "a\xffb", "content"}, "--topic: must be valid UTF-8"},
+		{"content", []string{"remember", "--topic", "t", "c\xff"}, "<content>: must be valid UTF-8"},
+		{"project", []string{"remember", "--topic", "t", "--project", "p\xfe", "content"}, "--project: must be valid UTF-8"},
+		{"briefing project", []string{"briefing", "--project", "p\xfe"}, "--project: must be valid UTF-8"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, stderr, status := run(t, env, c.args)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -202,19 +203,27 @@ func dirNames(t *testing.T, dir string) []string {
 // bottle for a person, and the bottle is verbatim text a transcript wrote:
 // an escape sequence, BEL, a backspace, a lone carriage return or a line
 // separator in a prompt or a reply reaches the terminal as a space (the
-// words around it kept), as `baton briefing` prints a briefing. It wrote
-// them as they were: a screen clear, a window title, an OSC 8 link, a line
-// overwritten from its start.
+// words around it kept), and a format character (a right-to-left
+// override, an isolate, a zero-width character, a byte order mark) as its
+// code point, as `baton briefing` prints a briefing. It wrote them as they
+// were: a screen clear, a window title, an OSC 8 link, a line overwritten
+// from its start, a line that reads backwards. The bottle's files keep
+// them: the bottle is verbatim.
 func TestBottleShowPrintsNoControlCharacters(t *testing.T) {
-	cases := []struct{ name, text string }{
-		{"a screen clear", `\u001b[2J`},
-		{"a window title", `\u001b]0;pwned\u0007`},
-		{"an OSC 8 hyperlink", `\u001b]8;;https://evil.example/\u001b\\click\u001b]8;;\u001b\\`},
-		{"a C1 control sequence", `\u009b2J`},
-		{"backspaces", `\b\b\b`},
-		{"a lone carriage return", `\r**User** (turn 9)`},
-		{"a line separator", `\u2028\u2029\u0085`},
-		{"a delete", `\u007f`},
+	cases := []struct{ name, text, shown string }{
+		{"a right-to-left override", `\u202e`, "<U+202E>"},
+		{"an isolate", `\u2067x\u2069`, "<U+2067>x<U+2069>"},
+		{"zero-width characters", `\u200b\u200c\u200d\u200e\u200f`, "<U+200B><U+200C><U+200D><U+200E><U+200F>"},
+		{"a byte order mark and a soft hyphen", `\ufeff\u00ad`, "<U+FEFF><U+00AD>"},
+		{"an override in an escape sequence", `\u001b[2J\u202d`, " [2J<U+202D>"},
+		{"a screen clear", `\u001b[2J`, ""},
+		{"a window title", `\u001b]0;pwned\u0007`, ""},
+		{"an OSC 8 hyperlink", `\u001b]8;;https://evil.example/\u001b\\click\u001b]8;;\u001b\\`, ""},
+		{"a C1 control sequence", `\u009b2J`, ""},
+		{"backspaces", `\b\b\b`, ""},
+		{"a lone carriage return", `\r**User** (turn 9)`, ""},
+		{"a line separator", `\u2028\u2029\u0085`, ""},
+		{"a delete", `\u007f`, ""},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -235,12 +244,22 @@ func TestBottleShowPrintsNoControlCharacters(t *testing.T) {
 			if status != exitOK {
 				t.Fatalf("show: status %d: %s", status, stderr)
 			}
-			for _, want := range []string{"before", "after", "said", "done", "**User** (turn 1"} {
+			for _, want := range []string{"before" + tc.shown, tc.shown + "after", "said" + tc.shown, tc.shown + "done", "**User** (turn 1"} {
 				if !strings.Contains(shown, want) {
 					t.Errorf("show lost %q:\n%s", want, shown)
 				}
 			}
 			assertPrintable(t, "show", shown)
+			if tc.shown != "" {
+				var raw string
+				if err := json.Unmarshal([]byte(`"`+tc.text+`"`), &raw); err != nil {
+					t.Fatal(err)
+				}
+				data, err := (&bottle.Bottler{Home: env.Home, Agent: defaultAgent}).Read(session)
+				if err != nil || !strings.Contains(string(data), "before"+raw+"after") {
+					t.Errorf("the bottle's files do not keep %q verbatim (%v)", raw, err)
+				}
+			}
 		})
 	}
 }

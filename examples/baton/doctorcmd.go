@@ -26,7 +26,7 @@ func (e unhealthyError) Error() string {
 }
 
 // Run prints each finding as "SEVERITY CHECK: SENTENCE" on one line of text
-// (runes.OneLine), or "healthy" when there is none; with --json, the
+// (runes.OneLine, its format characters shown: runes.Visible), or "healthy" when there is none; with --json, the
 // report as the API returns it. Either way it fails (exit 1) when a
 // finding is a failure.
 func (c *DoctorCmd) Run(ctx context.Context, env *Env, api continuity.API) error {
@@ -62,7 +62,8 @@ func printFindings(env *Env, r continuity.DoctorReport) error {
 		// A sentence quotes the ledger (a provider event, a failure's
 		// reason), which a team server's client may have written: one line
 		// of text each, whatever it holds.
-		if _, err := fmt.Fprintf(env.Stdout, "%s %s: %s\n", runes.OneLine(string(f.Severity)), runes.OneLine(f.Check), runes.OneLine(f.Sentence)); err != nil {
+		line := fmt.Sprintf("%s %s: %s", runes.OneLine(string(f.Severity)), runes.OneLine(f.Check), runes.OneLine(f.Sentence))
+		if _, err := fmt.Fprintln(env.Stdout, runes.Visible(line)); err != nil {
 			return err
 		}
 	}

@@ -145,7 +145,7 @@ func TestDoctorPrintsFindingsOnOneLineEach(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rp := continuity.ReceiptParams{Provider: "claude-code", ProviderEvent: "Stop\x1b]0;pwned\x07", Agent: defaultAgent, SessionID: "a"}
+	rp := continuity.ReceiptParams{Provider: "claude-code", ProviderEvent: "\u202eStop\x1b]0;pwned\x07\u200b", Agent: defaultAgent, SessionID: "a"}
 	id, err := api.AppendReceipt(ctx, rp)
 	if err != nil {
 		t.Fatal(err)
@@ -160,5 +160,10 @@ func TestDoctorPrintsFindingsOnOneLineEach(t *testing.T) {
 	}
 	if strings.ContainsAny(out, "\x1b\x07\r") || strings.Count(out, "\n") != 1 {
 		t.Errorf("the findings are not one line of text each: %q", out)
+	}
+	// A format character shows as its code point: the line reads as it is.
+	assertPrintable(t, "the doctor", out)
+	if !strings.Contains(out, "<U+202E>Stop ]0;pwned <U+200B>") {
+		t.Errorf("the finding does not show the provider event's format characters: %q", out)
 	}
 }

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,8 @@ type Env struct {
 	// Home is $BATON_HOME, else .baton in the user's home directory; empty
 	// when neither is known, and then commands that need it fail (see home).
 	Home string
-	// DSN is $BATON_DSN; empty means baton.db in Home.
+	// DSN is $BATON_DSN; empty means baton.db in Home. A SQLite path in it
+	// must be absolute (see EnvFromOS).
 	DSN string
 	// Tenant is $BATON_TENANT (default "local").
 	Tenant string
@@ -57,13 +59,18 @@ type Env struct {
 
 	// noHome says why Home is empty: the platform has no home directory.
 	noHome error
+	// badDSN says why DSN is empty though BATON_DSN is set: the store
+	// cannot be opened from the environment.
+	badDSN error
 }
 
 // EnvFromOS reads the process environment. The user's home directory is the
 // platform's (os.UserHomeDir: $HOME on Unix, %USERPROFILE% on Windows, $home
 // on Plan 9); when there is none and BATON_HOME is unset, or BATON_HOME is
 // not an absolute path, Home stays empty rather than falling back to the
-// working directory.
+// working directory. A BATON_DSN that is neither a Postgres URL nor an
+// absolute SQLite path (nor :memory:) is refused for the same reason: every
+// command that opens the store from it fails naming it.
 func EnvFromOS() *Env {
 	env := &Env{Home: os.Getenv("BATON_HOME"), DSN: os.Getenv("BATON_DSN"), Tenant: os.Getenv("BATON_TENANT"),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
@@ -84,6 +91,12 @@ func EnvFromOS() *Env {
 		} else {
 			env.Home = filepath.Join(h, ".baton")
 		}
+	}
+	if env.DSN != "" && !sqlstore.IsPostgresDSN(env.DSN) && env.DSN != ":memory:" && !filepath.IsAbs(env.DSN) {
+		// Relative, it would name a store in each directory a command
+		// runs in, as a relative BATON_HOME would. The value is not
+		// echoed: a Postgres key=value string holds a password.
+		env.DSN, env.badDSN = "", errors.New("BATON_DSN is neither a postgres:// URL nor an absolute SQLite path: a relative path would name a store in each working directory (a hook's is the project's); set it to an absolute path, or unset it for baton.db in BATON_HOME")
 	}
 	if env.Tenant == "" {
 		env.Tenant = "local"
@@ -119,39 +132,95 @@ func (e *Env) Open(ctx context.Context, opts ...continuity.Option) (continuity.A
 		}
 		return c, func() {}, nil
 	}
+	if err := e.checkTenant(); err != nil {
+		return nil, nil, err
+	}
 	// Every command but serve is a short-lived process: one SQLite
 	// connection is enough, and opening one file is cheaper than two.
 	storeOpts := []sqlstore.Option{sqlstore.OneConnection()}
 	if e.LockWait > 0 {
 		storeOpts = append(storeOpts, sqlstore.BusyTimeout(e.LockWait))
 	}
-	svc, done, err := e.openService(ctx, e.DSN, storeOpts, opts...)
+	svc, done, err := e.openService(ctx, "", storeOpts, opts...)
 	if err != nil {
 		return nil, nil, err
 	}
 	return svc.For(e.Tenant), done, nil
 }
 
-// openService opens the store dsn names (baton.db in Home when it is
-// empty) and returns the service over it, every tenant's, and the function
-// that closes the store. It is the one place baton opens a store: Open
-// binds its tenant, serve serves it to the tenants of its API keys.
-func (e *Env) openService(ctx context.Context, dsn string, storeOpts []sqlstore.Option, opts ...continuity.Option) (*continuity.Service, func(), error) {
+// openService opens the store flagDSN (a command's --dsn) names, else
+// BATON_DSN's, else baton.db in Home, and returns the service over it,
+// every tenant's, and the function that closes the store. It is the one
+// place baton opens a store: Open binds its tenant, serve serves it to the
+// tenants of its API keys. Only the default location is created (Home,
+// 0700, as sqlstore.Open creates no directory): an explicit DSN's
+// directory must exist, so that a mistyped path creates no tree of
+// directories. Its error names the store and what named it.
+func (e *Env) openService(ctx context.Context, flagDSN string, storeOpts []sqlstore.Option, opts ...continuity.Option) (*continuity.Service, func(), error) {
+	dsn, from := flagDSN, "--dsn"
 	if dsn == "" {
-		dsn = e.DSN
+		if e.badDSN != nil {
+			return nil, nil, e.badDSN
+		}
+		dsn, from = e.DSN, "BATON_DSN"
 	}
 	if dsn == "" {
 		home, err := e.home()
 		if err != nil {
 			return nil, nil, err
 		}
-		dsn = filepath.Join(home, "baton.db")
+		dsn, from = filepath.Join(home, "baton.db"), "BATON_HOME"
+		if err := os.MkdirAll(home, 0o700); err != nil {
+			return nil, nil, storeErr(dsn, from, &continuity.Error{Code: continuity.CodeInternal, Message: "cannot create the database directory", Err: err})
+		}
 	}
 	st, err := sqlstore.Open(ctx, dsn, storeOpts...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, storeErr(dsn, from, err)
 	}
 	return continuity.New(st, opts...), func() { st.Close() }, nil
+}
+
+// storeErr says which store could not be opened and what named it (a
+// flag or a variable), with the file system's reason when there is one (a
+// path and what is wrong with it; the store's own message keeps it out). A
+// Postgres URL, or a DSN the store refused as no file path (another URL, a
+// libpq string), is named by what named it, never echoed: it may hold a
+// password. It is a *continuity.Error of the store's code, so a hook's one
+// line says it too.
+func storeErr(dsn, from string, err error) error {
+	what := fmt.Sprintf("the store %s (%s)", dsn, from)
+	switch {
+	case sqlstore.IsPostgresDSN(dsn):
+		what = "the Postgres store " + from + " names"
+	case continuity.ErrorFields(err)["dsn"] != "":
+		what = "the store " + from + " names"
+	}
+	reason, fields := err.Error(), map[string]string(nil)
+	if ce := (*continuity.Error)(nil); errors.As(err, &ce) {
+		reason, fields = ce.Message, ce.Fields
+		if r, ok := fields["dsn"]; ok {
+			// The field a person can fix is the flag or the variable.
+			fields = maps.Clone(fields)
+			delete(fields, "dsn")
+			fields[from] = r
+		}
+	}
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		reason += " (" + pe.Error() + ")"
+	}
+	return &continuity.Error{Code: continuity.ErrorCode(err), Message: what + " cannot be opened: " + reason, Fields: fields, Err: err}
+}
+
+// checkTenant refuses, naming BATON_TENANT as the field, a local tenant
+// the service would refuse (as it trims it): before a store is opened, and
+// rather than in every answer a server gives. It is a *continuity.Error, so
+// a hook's one line says it too.
+func (e *Env) checkTenant() error {
+	if reason := continuity.ErrorFields(continuity.ValidateTenant(strings.TrimSpace(e.Tenant)))["tenant"]; reason != "" {
+		return continuity.Invalid("BATON_TENANT", reason)
+	}
+	return nil
 }
 
 // client returns the team server's client, after checking BATON_SERVER_URL
@@ -174,27 +243,14 @@ func (e *Env) client() (*httpapi.Client, error) {
 	return httpapi.NewClient(base, key, httpapi.ClientOptions{}), nil
 }
 
-// serverURL checks BATON_SERVER_URL: http or https, a host, no
-// credentials, query or fragment. The value is not echoed: it may hold a
-// password.
+// serverURL checks BATON_SERVER_URL as httpapi.ServerURL does, naming the
+// variable. The value is not echoed: it may hold a password.
 func serverURL(raw string) (string, error) {
-	bad := func(why string) (string, error) {
-		return "", fmt.Errorf("BATON_SERVER_URL %s: it must be the team server's http:// or https:// URL, for example https://baton.example.com or http://127.0.0.1:8377", why)
+	base, err := httpapi.ServerURL(raw)
+	if err != nil {
+		return "", fmt.Errorf("BATON_SERVER_URL %v: it must be the team server's http:// or https:// URL, for example https://baton.example.com or http://127.0.0.1:8377", err)
 	}
-	u, err := url.Parse(strings.TrimSpace(raw))
-	switch {
-	case err != nil:
-		return bad("is not a URL")
-	case u.Scheme != "http" && u.Scheme != "https":
-		return bad("has no http or https scheme")
-	case u.Host == "" || u.Hostname() == "":
-		return bad("names no host")
-	case u.User != nil:
-		return bad("carries credentials (the key goes in BATON_API_KEY)")
-	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
-		return bad("has a query or a fragment")
-	}
-	return u.String(), nil
+	return base, nil
 }
 
 // lazyStore opens env's store when a command first takes the API, so the

@@ -24,7 +24,7 @@ type ExportCmd struct {
 
 // ImportCmd reads an export into the tenant, which must own nothing yet.
 type ImportCmd struct {
-	File string `arg:"" help:"The export to import ('-' reads stdin)." placeholder:"FILE"`
+	File string `arg:"" type:"existingfile" help:"The export to import ('-' reads stdin); a missing file or a directory is a usage error." placeholder:"FILE"`
 }
 
 // ForgetCmd erases everything the tenant owns: its rows, and the bottle
@@ -131,6 +131,12 @@ func (c *ImportCmd) Run(ctx context.Context, env *Env, api continuity.API) error
 		return err
 	}
 	r := env.Stdin
+	if f, ok := r.(*os.File); ok && c.File == "-" {
+		// The import's own read error says only that it could not read.
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			return errors.New("import: stdin is a directory: give the export as FILE, or redirect it from a file")
+		}
+	}
 	if c.File != "-" {
 		f, err := os.Open(c.File)
 		if err != nil {
@@ -194,9 +200,9 @@ func rowCounts(rows map[string]int) string {
 
 // tarBottles writes the bottle files under home (Home/bottles: each
 // bottle's index and pages, and the archives) to w as a gzipped tarball,
-// named relative to home, and returns how many files it holds. The locks
-// and parse caches beside the bottles are not the tenant's data and are
-// left out.
+// named relative to home, and returns how many files it holds. The locks,
+// parse caches and clear points beside the bottles are not the tenant's
+// data and are left out.
 func tarBottles(home string, w io.Writer) (n int, err error) {
 	dir := (&bottle.Bottler{Home: home}).Dir()
 	// A bottles directory that is a symbolic link is where the bottler
@@ -216,7 +222,7 @@ func tarBottles(home string, w io.Writer) (n int, err error) {
 			return fs.SkipAll // no bottles yet
 		case err != nil:
 			return err
-		case !d.Type().IsRegular() || strings.HasSuffix(d.Name(), ".lock") || strings.HasSuffix(d.Name(), ".state.gob"):
+		case !d.Type().IsRegular() || bottle.IsLocalState(d.Name()):
 			return nil
 		}
 		n++

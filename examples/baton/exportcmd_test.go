@@ -16,7 +16,7 @@ import (
 func rowsOf(t *testing.T, export string) string {
 	t.Helper()
 	head, rows, ok := strings.Cut(export, "\n")
-	if !ok || !strings.HasPrefix(head, `{"format":"baton.export","version":1,"tenant":"local"`) {
+	if !ok || !strings.HasPrefix(head, `{"format":"baton.export","version":2,"tenant":"local"`) {
 		t.Fatalf("not an export: %.200q", export)
 	}
 	return rows
@@ -65,6 +65,7 @@ func TestExportImportForget(t *testing.T) {
 		"bottles/claude-code/s1.bottle/index.md":                          "# bottle",
 		"bottles/claude-code/archive/20261001T000000Z-s0.bottle/index.md": "# archived",
 		"bottles/claude-code/s1.lock":                                     "",
+		"bottles/claude-code/s1.clear":                                    `{"cursor":{}}`,
 	}
 	for name, body := range bottles {
 		p := filepath.Join(env.Home, filepath.FromSlash(name))
@@ -198,5 +199,44 @@ func TestExportRefusesAnEmptyOut(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(env.Dir); len(entries) != 0 {
 		t.Error("a refused export wrote files")
+	}
+}
+
+// TestImportRefusesWhatIsNoFile: an import FILE that is missing, empty or a
+// directory is a usage error naming it, as bottle render's --transcript
+// is, and a stdin that is a directory fails naming stdin; each used to fail
+// as "internal: the import could not be read" (or "open : ..."), naming
+// neither the file nor what is wrong with it. Nothing is written.
+func TestImportRefusesWhatIsNoFile(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name   string
+		args   []string
+		stdin  string // a path opened as stdin; "" for none
+		status int
+		says   string
+	}{
+		{"a directory", []string{"import", dir}, "", exitUsage, dir + " is a directory, not a file"},
+		{"a missing file", []string{"import", filepath.Join(dir, "missing.jsonl")}, "", exitUsage, "missing.jsonl"},
+		{"an empty path", []string{"import", ""}, "", exitUsage, "the path is empty"},
+		{"stdin a directory", []string{"import", "-"}, dir, exitFailure, "import: stdin is a directory"},
+	}
+	for _, tc := range cases {
+		env := testEnv(t)
+		if tc.stdin != "" {
+			f, err := os.Open(tc.stdin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			env.Stdin = f
+		}
+		_, stderr, status := run(t, env, tc.args)
+		if status != tc.status || !strings.Contains(stderr, tc.says) {
+			t.Errorf("%s: status %d, stderr %q; want %d saying %q", tc.name, status, stderr, tc.status, tc.says)
+		}
+		if out, _, _ := run(t, env, []string{"export"}); rowsOf(t, out) != "" {
+			t.Errorf("%s: the refused import wrote rows", tc.name)
+		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	_ "github.com/batonhq/baton/examples/baton/internal/hookproc"
 
 	"github.com/alecthomas/kong"
+	"github.com/batonhq/baton/internal/runes"
 	"github.com/uptrace/bun/schema"
 )
 
@@ -156,7 +157,7 @@ func execute(args []string, env *Env, opts ...kong.Option) (status int) {
 	if err != nil && isHook(args) {
 		// A hook never blocks the person's work, not even when its command
 		// line is wrong: one line (a flag's name may hold a newline), exit 0.
-		fmt.Fprintln(env.Stderr, "baton hook:", strings.Join(strings.Fields(err.Error()), " "))
+		fmt.Fprintln(env.Stderr, "baton hook:", runes.Visible(strings.Join(strings.Fields(err.Error()), " ")))
 		return exitOK
 	}
 	if err != nil {
@@ -166,11 +167,13 @@ func execute(args []string, env *Env, opts ...kong.Option) (status int) {
 			_ = perr.Context.PrintUsage(true)
 			fmt.Fprintln(env.Stderr)
 		}
-		fmt.Fprintln(env.Stderr, "baton: error:", err)
+		fmt.Fprintln(env.Stderr, "baton: error:", runes.Visible(err.Error()))
 		return exitUsage
 	}
 	if err := ctx.Run(); err != nil {
-		fmt.Fprintln(env.Stderr, "baton:", err)
+		// An error may quote what a person typed or a server answered:
+		// its format characters are shown, as every display shows them.
+		fmt.Fprintln(env.Stderr, "baton:", runes.Visible(err.Error()))
 		return exitFailure
 	}
 	return exitOK

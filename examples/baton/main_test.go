@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -229,7 +230,7 @@ func TestCommands(t *testing.T) {
 		{[]string{"archive", "{id}", "--session-run", ""}, exitOK, "{id} archived\n", ""},
 		{[]string{"briefing", "--json"}, exitOK, `"items": []`, ""},
 		{[]string{"resolve", "nope"}, exitFailure, "", "invalid"},
-		{[]string{"remember", "--topic", "t", "--session-run", "bad", "x"}, exitFailure, "", "sessionRunId"},
+		{[]string{"remember", "--topic", "t", "--session-run", "bad", "x"}, exitFailure, "", "--session-run: must be a UUID"},
 		{[]string{"remember", "--topic", "t", "--kind", "idea", "x"}, exitUsage, "", `but got "idea"`},
 		{[]string{"bottle", "show", "never-bottled"}, exitFailure, "", "no bottle for session never-bottled"},
 		{[]string{"bottle", "show", "--agent", "Not An Agent", "s1"}, exitFailure, "", "not a valid agent name"},
@@ -293,14 +294,17 @@ func handOver(t *testing.T, env *Env, prompt string) {
 // from outside (an agent's remember, a prompt): each control character but
 // the newline and the tab, and each Unicode line or paragraph separator,
 // reaches it as a space, as the context a hook injects has them, so a
-// memory cannot clear the screen, retitle the window or hide its own line.
+// memory cannot clear the screen, retitle the window or hide its own line;
+// each format character (a right-to-left override, an isolate, a
+// zero-width space, a byte order mark) shows as its code point, so a line
+// cannot read other than it is; `briefing --json` carries them as stored.
 func TestBriefingPrintsNoControlCharacters(t *testing.T) {
 	env := testEnv(t)
 	env.Dir = filepath.Join(env.Dir, "p")
 	if err := os.Mkdir(env.Dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	hostile := "\x1b[2J\x1b]0;title\x07\x1b[8mhidden\x1b[0m\r\u0085\u2028\u2029\x7f\x0b"
+	hostile := "\x1b[2J\x1b]0;title\x07\x1b[8mhidden\x1b[0m\r\u0085\u2028\u2029\x7f\x0b\u202eevil\u2066x\u2069\u200b\ufeff"
 	if _, stderr, status := run(t, env, []string{"remember", "--kind", "decision", "--topic", "topic" + hostile, "content" + hostile}); status != exitOK {
 		t.Fatalf("remember: status %d: %s", status, stderr)
 	}
@@ -309,20 +313,26 @@ func TestBriefingPrintsNoControlCharacters(t *testing.T) {
 	if status != exitOK {
 		t.Fatalf("briefing: status %d: %s", status, stderr)
 	}
-	for _, want := range []string{"topic", "content", "hidden", "## Last handover", "objective"} {
+	for _, want := range []string{"topic", "content", "hidden", "## Last handover", "objective", "<U+202E>evil<U+2066>x<U+2069><U+200B><U+FEFF>"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the briefing lost %q:\n%s", want, out)
 		}
 	}
 	assertPrintable(t, "the briefing", out)
+	js, stderr, status := run(t, env, []string{"briefing", "--json"})
+	var b continuity.Briefing
+	if status != exitOK || json.Unmarshal([]byte(js), &b) != nil || len(b.Items) != 1 || !strings.HasSuffix(b.Items[0].Content, "\u202eevil\u2066x\u2069\u200b\ufeff") {
+		t.Errorf("briefing --json: status %d, %s; want the content as stored:\n%s", status, stderr, js)
+	}
 }
 
 // assertPrintable fails unless out holds no character that ends a line for
-// some reader or that a terminal acts on, other than newlines and tabs.
+// some reader or that a terminal acts on, other than newlines and tabs, and
+// no format character (runes.Hidden).
 func assertPrintable(t *testing.T, what, out string) {
 	t.Helper()
 	for _, r := range out {
-		if r != '\n' && r != '\t' && runes.Breaks(r) {
+		if r != '\n' && r != '\t' && runes.Breaks(r) || runes.Hidden(r) {
 			t.Fatalf("%s prints %U:\n%q", what, r, out)
 		}
 	}
@@ -437,5 +447,28 @@ func TestExitStatus(t *testing.T) {
 				t.Errorf("%s: stderr lacks %q:\n%s", tc.name, want, stderr)
 			}
 		}
+	}
+}
+
+// refusingAPI answers the doctor with an error whose message a team server
+// wrote.
+type refusingAPI struct {
+	continuity.API
+	message string
+}
+
+func (r refusingAPI) Doctor(context.Context) (continuity.DoctorReport, error) {
+	return continuity.DoctorReport{}, &continuity.Error{Code: continuity.CodeForbidden, Message: r.message}
+}
+
+// TestErrorsShowFormatCharacters: a command's error reaches the person's
+// terminal with each format character shown as its code point (a server's
+// message, text a person typed), at the start, in the middle and at the
+// end, beside invalid UTF-8.
+func TestErrorsShowFormatCharacters(t *testing.T) {
+	env := &Env{Tenant: "local", noHome: errors.New("none in this test")}
+	_, stderr, status := run(t, env, []string{"doctor"}, kong.BindTo(refusingAPI{message: "\u202eno\u2066x\u2069 entry\u200b\xff\ufeff"}, (*continuity.API)(nil)))
+	if want := "baton: forbidden: <U+202E>no<U+2066>x<U+2069> entry<U+200B>\uFFFD<U+FEFF>\n"; status != exitFailure || stderr != want {
+		t.Errorf("status %d, stderr %q; want %d, %q", status, stderr, exitFailure, want)
 	}
 }

@@ -3,11 +3,38 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/batonhq/baton/continuity"
 )
+
+// memoryFlags names, for each field of the API that a flag or an argument
+// of remember, resolve, unresolve, archive or briefing sets, that flag or
+// argument.
+var memoryFlags = map[string]string{
+	"kind": "--kind", "topic": "--topic", "content": "<content>", "project": "--project",
+	"scope": "--scope", "sessionRunId": "--session-run", "id": "<memory-id>",
+}
+
+// byFlag restates the fields an error names (an invalid value) by the
+// flags and arguments that set them, so the person reads what they typed:
+// --session-run, not sessionRunId.
+func byFlag(err error) error {
+	var ce *continuity.Error
+	if !errors.As(err, &ce) || len(ce.Fields) == 0 {
+		return err
+	}
+	fields := make(map[string]string, len(ce.Fields))
+	for field, reason := range ce.Fields {
+		if flag, ok := memoryFlags[field]; ok {
+			field = flag
+		}
+		fields[field] = reason
+	}
+	return &continuity.Error{Code: ce.Code, Message: ce.Message, Fields: fields, Err: err}
+}
 
 // RememberCmd remembers one curated atom.
 type RememberCmd struct {
@@ -26,7 +53,7 @@ func (c *RememberCmd) Run(ctx context.Context, env *Env, api continuity.API) err
 		Project: env.ProjectOr(c.Project), Scope: c.Scope, SessionRunID: c.SessionRun, Actor: continuity.ActorUserCLI,
 	})
 	if err != nil {
-		return err
+		return byFlag(err)
 	}
 	_, err = fmt.Fprintln(env.Stdout, r.Memory.ID)
 	return err
@@ -45,7 +72,7 @@ type transition func(api continuity.API, ctx context.Context, id string, p conti
 func (c *TransitionCmd) run(ctx context.Context, env *Env, api continuity.API, verb transition) error {
 	r, err := verb(api, ctx, c.ID, continuity.TransitionParams{SessionRunID: c.SessionRun, Actor: continuity.ActorUserCLI})
 	if err != nil {
-		return err
+		return byFlag(err)
 	}
 	_, err = fmt.Fprintf(env.Stdout, "%s %s\n", r.Memory.ID, r.Memory.Status)
 	return err
@@ -89,7 +116,7 @@ func (c *BriefingCmd) Run(ctx context.Context, env *Env, api continuity.API) err
 	if c.JSON {
 		b, err := api.Briefing(ctx, continuity.BriefingParams{Project: env.ProjectOr(c.Project)})
 		if err != nil {
-			return err
+			return byFlag(err)
 		}
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
@@ -97,7 +124,7 @@ func (c *BriefingCmd) Run(ctx context.Context, env *Env, api continuity.API) err
 	}
 	text, err := episodes(api, env).Briefing(ctx, env.Dir, c.Project)
 	if err != nil {
-		return err
+		return byFlag(err)
 	}
 	_, err = fmt.Fprint(env.Stdout, text)
 	return err

@@ -93,8 +93,7 @@ func (c *ServeCmd) Run(ctx context.Context, env *Env) error {
 		return fmt.Errorf("serve: --addr %s: %w", c.Addr, err)
 	}
 	defer ln.Close() // Serve closes it; this, when the store is refused
-	dsn := cmp.Or(c.DSN, env.DSN)
-	svc, closeStore, err := env.openService(ctx, dsn, nil)
+	svc, closeStore, err := env.openService(ctx, c.DSN, nil)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -123,7 +122,7 @@ func (c *ServeCmd) Run(ctx context.Context, env *Env) error {
 		// server, not the work of a request it accepted.
 	}
 	store := "sqlite"
-	if sqlstore.IsPostgresDSN(dsn) {
+	if sqlstore.IsPostgresDSN(cmp.Or(c.DSN, env.DSN)) {
 		store = "postgres" // the DSN itself may hold a password
 	}
 	log.Info("serving", slog.String("url", "http://"+ln.Addr().String()), slog.String("tenants", who), slog.String("store", store))
@@ -186,8 +185,8 @@ func (c *ServeCmd) authenticator(env *Env) (httpapi.Authenticator, string, error
 	if !loopbackAddr(c.Addr) {
 		return nil, "", fmt.Errorf("--addr %s is not a loopback address and no API keys are configured: without keys every request acts as the local tenant, so baton serves only on 127.0.0.1, ::1 or localhost; set BATON_API_KEYS (key=tenant,...) or --keys-file to serve on another address", c.Addr)
 	}
-	if err := continuity.ValidateTenant(env.Tenant); err != nil {
-		return nil, "", fmt.Errorf("BATON_TENANT: %w", err)
+	if err := env.checkTenant(); err != nil {
+		return nil, "", err
 	}
 	return localAuthenticator{tenant: env.Tenant}, "local tenant " + env.Tenant + " (no API keys; loopback only)", nil
 }

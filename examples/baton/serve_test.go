@@ -394,7 +394,7 @@ func TestServeRefuses(t *testing.T) {
 		{"keys both ways", "k=t", "local", []string{"--keys-file", keys}, "both BATON_API_KEYS and --keys-file are set"},
 		{"malformed BATON_API_KEYS", "k-without-tenant", "local", nil, "BATON_API_KEYS: invalid"},
 		{"a missing key file", "", "local", []string{"--keys-file", keys + ".nope"}, "does not exist"},
-		{"an invalid local tenant", "", "", nil, "BATON_TENANT: invalid"},
+		{"an invalid local tenant", "", "", nil, "invalid input (BATON_TENANT: is required)"},
 		{"a worker interval under a second", "", "local", []string{"--worker-every", "999ms"}, "--worker-every must be at least 1s"},
 		{"a negative shutdown timeout", "k=t", "local", []string{"--shutdown-timeout=-1s"}, "--shutdown-timeout must be 0 or more, not -1s"},
 		{"an address without a port, with keys", "k=t", "local", []string{"--addr", "127.0.0.1"}, "--addr 127.0.0.1: listen tcp"},

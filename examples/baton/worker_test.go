@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -179,5 +181,42 @@ func TestCloserNeedsAJudge(t *testing.T) {
 	stdout, stderr, status := run(t, env, []string{"worker", "--once"})
 	if status != exitOK || !strings.HasPrefix(stdout, "swept 0, claimed 0") {
 		t.Fatalf("worker --once with the closer on: status %d, stdout %q, stderr %q", status, stdout, stderr)
+	}
+}
+
+// brokenStdout is a stdout whose every write fails, as /dev/full's does.
+type brokenStdout struct{}
+
+func (brokenStdout) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestStdoutWriteFails runs each command that prints with a stdout that
+// refuses every write: the command fails (exit 1) naming the write, rather
+// than exiting 0 with nothing printed, so a script sees that it holds no
+// answer.
+func TestStdoutWriteFails(t *testing.T) {
+	transcript, err := filepath.Abs(filepath.Join("testdata", "demo-transcript.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"version"},
+		{"remember", "--topic", "t", "x"},
+		{"briefing"},
+		{"briefing", "--json"},
+		{"doctor"},
+		{"doctor", "--json"},
+		{"export"},
+		{"bottle", "render", "--transcript", transcript},
+		{"worker", "--once"},
+	} {
+		env := testEnv(t)
+		var stderr bytes.Buffer
+		env.Stdout, env.Stderr = brokenStdout{}, &stderr
+		if status := execute(args, env); status != exitFailure {
+			t.Errorf("%v: status %d, want %d; stderr %q", args, status, exitFailure, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "baton: ") {
+			t.Errorf("%v: stderr %q says nothing", args, stderr.String())
+		}
 	}
 }

@@ -1,9 +1,12 @@
 // Package runes bounds text by its length in characters (runes), the unit
-// every baton limit is declared in, never cutting inside a character, and
-// puts text that came from outside on one line (OneLine).
+// every baton limit is declared in, never cutting inside a character, puts
+// text that came from outside on one line (OneLine) or on its own lines
+// (Lines), and shows a person the characters that would make it read other
+// than it is (Visible).
 package runes
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -69,4 +72,38 @@ func Lines(s string) string {
 // separator: a character that may end a line for some reader.
 func Breaks(r rune) bool {
 	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
+}
+
+// Hidden reports whether r is a format character (Unicode category Cf):
+// the bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+// U+2066–U+2069), the zero-width space, joiners and marks (U+200B–U+200F),
+// the byte order mark (U+FEFF), the soft hyphen, the tag characters. Each
+// shows nothing itself, yet may reorder the text around it or hide text,
+// so that a line displayed with it reads other than it is (Trojan Source).
+// Line and paragraph separators are Breaks, not Hidden.
+func Hidden(r rune) bool { return unicode.Is(unicode.Cf, r) }
+
+// Mark is how Visible shows the Hidden character r: its code point, as
+// "<U+202E>".
+func Mark(r rune) string { return fmt.Sprintf("<U+%04X>", r) }
+
+// Visible renders text for a person to read: invalid UTF-8 becomes U+FFFD
+// (one for each run of invalid bytes, as in OneLine) and each Hidden
+// character its Mark, so that what the person reads is
+// what the text holds. It is for displays (a terminal, a page), after
+// OneLine or Lines: the text itself, as stored, exported or given to a
+// model, keeps its characters.
+func Visible(s string) string {
+	if utf8.ValidString(s) && strings.IndexFunc(s, Hidden) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(s, string(unicode.ReplacementChar)) {
+		if Hidden(r) {
+			b.WriteString(Mark(r))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -71,3 +71,58 @@ func TestOneLineAndLines(t *testing.T) {
 		}
 	}
 }
+
+// hiddenCases are format characters a hostile text may carry, each with
+// its mark: the bidirectional embeddings, overrides and isolates and their
+// terminators, the marks, the zero-width characters, the byte order mark,
+// the soft hyphen, Arabic's letter mark, the invisible operators, a tag
+// character (beyond the Basic Multilingual Plane).
+var hiddenCases = []struct {
+	r    rune
+	mark string
+}{
+	{'\u202A', "<U+202A>"}, {'\u202B', "<U+202B>"}, {'\u202C', "<U+202C>"}, {'\u202D', "<U+202D>"}, {'\u202E', "<U+202E>"},
+	{'\u2066', "<U+2066>"}, {'\u2067', "<U+2067>"}, {'\u2068', "<U+2068>"}, {'\u2069', "<U+2069>"},
+	{'\u200B', "<U+200B>"}, {'\u200C', "<U+200C>"}, {'\u200D', "<U+200D>"}, {'\u200E', "<U+200E>"}, {'\u200F', "<U+200F>"},
+	{'\uFEFF', "<U+FEFF>"}, {'\u00AD', "<U+00AD>"}, {'\u061C', "<U+061C>"}, {'\u2060', "<U+2060>"}, {'\u2064', "<U+2064>"},
+	{'\U000E0041', "<U+E0041>"},
+}
+
+// TestVisible: every Hidden character becomes its mark, at the start, in
+// the middle and at the end of a text, beside invalid UTF-8 (U+FFFD) and
+// beside another; the line and paragraph separators are not Hidden (they
+// are Breaks, which OneLine and Lines make spaces); visible text, a
+// replacement character it holds, and non-Latin scripts are kept.
+func TestVisible(t *testing.T) {
+	for _, c := range hiddenCases {
+		h := string(c.r)
+		if !Hidden(c.r) || Mark(c.r) != c.mark {
+			t.Errorf("%U: Hidden %v, Mark %q; want true, %q", c.r, Hidden(c.r), Mark(c.r), c.mark)
+		}
+		for _, tc := range []struct{ in, want string }{
+			{h + "abc", c.mark + "abc"},
+			{"ab" + h + "c", "ab" + c.mark + "c"},
+			{"abc" + h, "abc" + c.mark},
+			{h, c.mark},
+			{h + h, c.mark + c.mark},
+			{"\xff" + h + "\xfe", "\uFFFD" + c.mark + "\uFFFD"},
+			{h + "\xe2\x80", c.mark + "\uFFFD"}, // a torn U+202E
+			{"if x " + h + "{ } \xc3", "if x " + c.mark + "{ } \uFFFD"},
+		} {
+			if got := Visible(tc.in); got != tc.want {
+				t.Errorf("Visible(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+			if got := Visible(OneLine(tc.in)); got != tc.want {
+				t.Errorf("Visible(OneLine(%q)) = %q, want %q", tc.in, got, tc.want)
+			}
+		}
+	}
+	for _, keep := range []string{"", "plain", "日本語 é ü", "a\uFFFDb", "emoji 👍", "a\u2028b\u2029c", "tab\tand\nline"} {
+		if got := Visible(keep); got != keep {
+			t.Errorf("Visible(%q) = %q, want it kept", keep, got)
+		}
+	}
+	if Hidden('\u2028') || Hidden('\u2029') || Hidden('a') || Hidden('\n') || Hidden('\x1b') {
+		t.Error("a separator, a letter or a control character is Hidden")
+	}
+}
