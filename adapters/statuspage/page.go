@@ -314,8 +314,9 @@ func (h *handler) render(w http.ResponseWriter, status int, name string, v view)
 // visible is a rendered page as a person should read it, by the rule the
 // CLI prints text by (runes.Lines, then runes.Visible): no control
 // character but the newline and the tab, no line separator, and each
-// format character (a right-to-left override, a zero-width space) shown
-// as its code point, escaped, so that no memory, session id, ledger field
+// character that shows nothing or a blank (runes.Hidden: a right-to-left
+// override, a zero-width space, a Hangul filler, a variation selector)
+// shown as its code point, escaped, so that no memory, session id, ledger field
 // or bottle makes its row or its line read other than it is. It runs over
 // the whole page, after html/template escaped every value, so the marks it
 // writes are text in an element and in an attribute value alike (a URL's

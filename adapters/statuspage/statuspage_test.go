@@ -673,7 +673,9 @@ func TestDivergenceAgainstWorkDir(t *testing.T) {
 // finding, a bottle) holding format characters (a right-to-left override,
 // an isolate, zero-width characters, a byte order mark), control
 // characters or invalid UTF-8, at the start, in the middle and at the end,
-// reaches no page as it is: each format character shows as its code
+// reaches no page as it is: each format character and each other
+// invisible or blank character (a Hangul filler, the blank Braille
+// pattern, a variation selector, a tag) shows as its code
 // point, escaped ("&lt;U+202E&gt;"), each control character as a space,
 // invalid UTF-8 as U+FFFD, in an element and in an attribute value alike;
 // what is stored keeps the characters.
@@ -683,10 +685,10 @@ func TestPagesShowHiddenCharacters(t *testing.T) {
 	// The store refuses invalid UTF-8; a bottle and a finding (which
 	// quotes the ledger) are not the store's text and carry it too.
 	hidden := func(what string) string {
-		return "\u202e" + what + "\u2066x\u2069\u200b\x1b[2J" + what + "\ufeff\u200d"
+		return "\u202e" + what + "\u2066x\u2069\u200b\x1b[2J" + what + "\ufeff\u200d\u3164\u2800\ufe0f\U000E0041"
 	}
 	marked := func(what string) string {
-		return "&lt;U+202E&gt;" + what + "&lt;U+2066&gt;x&lt;U+2069&gt;&lt;U+200B&gt; [2J" + what + "&lt;U+FEFF&gt;&lt;U+200D&gt;"
+		return "&lt;U+202E&gt;" + what + "&lt;U+2066&gt;x&lt;U+2069&gt;&lt;U+200B&gt; [2J" + what + "&lt;U+FEFF&gt;&lt;U+200D&gt;&lt;U+3164&gt;&lt;U+2800&gt;&lt;U+FE0F&gt;&lt;U+E0041&gt;"
 	}
 	project := hidden("proj")
 	start := must(f.api.SessionStart(ctx, continuity.StartParams{EventParams: ev("SessionStart", "s9"), Source: continuity.SourceStartup, Project: project}))

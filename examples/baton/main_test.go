@@ -296,15 +296,19 @@ func handOver(t *testing.T, env *Env, prompt string) {
 // reaches it as a space, as the context a hook injects has them, so a
 // memory cannot clear the screen, retitle the window or hide its own line;
 // each format character (a right-to-left override, an isolate, a
-// zero-width space, a byte order mark) shows as its code point, so a line
-// cannot read other than it is; `briefing --json` carries them as stored.
+// zero-width space, a byte order mark) and each other character that shows
+// nothing or a blank (a Hangul filler, the blank Braille pattern, a
+// variation selector, a tag) shows as its code point, so a line cannot read
+// other than it is; `briefing --json` and the context the SessionStart hook
+// injects carry those characters as stored, byte for byte.
 func TestBriefingPrintsNoControlCharacters(t *testing.T) {
 	env := testEnv(t)
 	env.Dir = filepath.Join(env.Dir, "p")
 	if err := os.Mkdir(env.Dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	hostile := "\x1b[2J\x1b]0;title\x07\x1b[8mhidden\x1b[0m\r\u0085\u2028\u2029\x7f\x0b\u202eevil\u2066x\u2069\u200b\ufeff"
+	const invisible = "\u202eevil\u2066x\u2069\u200b\ufeff\u3164\u115f\u2800\ufe0f\U000E0041\U000E0100"
+	hostile := "\x1b[2J\x1b]0;title\x07\x1b[8mhidden\x1b[0m\r\u0085\u2028\u2029\x7f\x0b" + invisible
 	if _, stderr, status := run(t, env, []string{"remember", "--kind", "decision", "--topic", "topic" + hostile, "content" + hostile}); status != exitOK {
 		t.Fatalf("remember: status %d: %s", status, stderr)
 	}
@@ -313,7 +317,8 @@ func TestBriefingPrintsNoControlCharacters(t *testing.T) {
 	if status != exitOK {
 		t.Fatalf("briefing: status %d: %s", status, stderr)
 	}
-	for _, want := range []string{"topic", "content", "hidden", "## Last handover", "objective", "<U+202E>evil<U+2066>x<U+2069><U+200B><U+FEFF>"} {
+	for _, want := range []string{"topic", "content", "hidden", "## Last handover", "objective",
+		"<U+202E>evil<U+2066>x<U+2069><U+200B><U+FEFF><U+3164><U+115F><U+2800><U+FE0F><U+E0041><U+E0100>"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the briefing lost %q:\n%s", want, out)
 		}
@@ -321,8 +326,17 @@ func TestBriefingPrintsNoControlCharacters(t *testing.T) {
 	assertPrintable(t, "the briefing", out)
 	js, stderr, status := run(t, env, []string{"briefing", "--json"})
 	var b continuity.Briefing
-	if status != exitOK || json.Unmarshal([]byte(js), &b) != nil || len(b.Items) != 1 || !strings.HasSuffix(b.Items[0].Content, "\u202eevil\u2066x\u2069\u200b\ufeff") {
+	if status != exitOK || json.Unmarshal([]byte(js), &b) != nil || len(b.Items) != 1 || !strings.HasSuffix(b.Items[0].Content, invisible) {
 		t.Errorf("briefing --json: status %d, %s; want the content as stored:\n%s", status, stderr, js)
+	}
+	env.Stdin = strings.NewReader(`{"session_id":"s2","cwd":` + quote(env.Dir) + `,"hook_event_name":"SessionStart","source":"startup"}`)
+	hookOut, stderr, status := run(t, env, []string{"hook", "--harness", "claude-code"})
+	var v struct {
+		HookSpecificOutput struct{ AdditionalContext string }
+	}
+	if status != exitOK || json.Unmarshal([]byte(hookOut), &v) != nil ||
+		strings.Count(v.HookSpecificOutput.AdditionalContext, invisible) < 2 || strings.Contains(v.HookSpecificOutput.AdditionalContext, "<U+") {
+		t.Errorf("hook: status %d, %s; want the memory and the handover with their characters as stored:\n%q", status, stderr, hookOut)
 	}
 }
 
@@ -462,13 +476,35 @@ func (r refusingAPI) Doctor(context.Context) (continuity.DoctorReport, error) {
 }
 
 // TestErrorsShowFormatCharacters: a command's error reaches the person's
-// terminal with each format character shown as its code point (a server's
-// message, text a person typed), at the start, in the middle and at the
-// end, beside invalid UTF-8.
+// terminal with each format character, each other invisible character and
+// each control character but the newline and the tab shown as its code
+// point (a server's message, text a person typed), at the start, in the
+// middle and at the end, beside invalid UTF-8: an escape sequence cannot
+// clear the screen or retitle the window, a carriage return cannot
+// overwrite the "baton:" that names the line.
 func TestErrorsShowFormatCharacters(t *testing.T) {
-	env := &Env{Tenant: "local", noHome: errors.New("none in this test")}
-	_, stderr, status := run(t, env, []string{"doctor"}, kong.BindTo(refusingAPI{message: "\u202eno\u2066x\u2069 entry\u200b\xff\ufeff"}, (*continuity.API)(nil)))
-	if want := "baton: forbidden: <U+202E>no<U+2066>x<U+2069> entry<U+200B>\uFFFD<U+FEFF>\n"; status != exitFailure || stderr != want {
-		t.Errorf("status %d, stderr %q; want %d, %q", status, stderr, exitFailure, want)
+	cases := []struct {
+		name    string
+		args    []string
+		message string
+		status  int
+		want    string
+	}{
+		{"a server's message", []string{"doctor"}, "\u202eno\u2066x\u2069 entry\u200b\xff\ufeff", exitFailure,
+			"baton: forbidden: <U+202E>no<U+2066>x<U+2069> entry<U+200B>\uFFFD<U+FEFF>\n"},
+		{"a server's message with controls", []string{"doctor"}, "\x1b]0;pwned\x07\rfine\u009b2J\u3164\u2028", exitFailure,
+			"baton: forbidden: <U+001B>]0;pwned<U+0007><U+000D>fine<U+009B>2J<U+3164><U+2028>\n"},
+		{"an argument a person typed", []string{"nosuch\x1b[2J\rx"}, "", exitUsage,
+			"baton: error: unexpected argument nosuch<U+001B>[2J<U+000D>x\n"},
+	}
+	for _, tc := range cases {
+		env := &Env{Tenant: "local", noHome: errors.New("none in this test")}
+		_, stderr, status := run(t, env, tc.args, kong.BindTo(refusingAPI{message: tc.message}, (*continuity.API)(nil)))
+		if _, last, _ := strings.Cut(stderr, "\n\nbaton: error:"); last != "" {
+			stderr = "baton: error:" + last
+		}
+		if status != tc.status || stderr != tc.want {
+			t.Errorf("%s: status %d, stderr %q; want %d, %q", tc.name, status, stderr, tc.status, tc.want)
+		}
 	}
 }

@@ -74,32 +74,71 @@ func Breaks(r rune) bool {
 	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
 }
 
-// Hidden reports whether r is a format character (Unicode category Cf):
-// the bidirectional embeddings, overrides and isolates (U+202A–U+202E,
-// U+2066–U+2069), the zero-width space, joiners and marks (U+200B–U+200F),
-// the byte order mark (U+FEFF), the soft hyphen, the tag characters. Each
-// shows nothing itself, yet may reorder the text around it or hide text,
-// so that a line displayed with it reads other than it is (Trojan Source).
-// Line and paragraph separators are Breaks, not Hidden.
-func Hidden(r rune) bool { return unicode.Is(unicode.Cf, r) }
+// Hidden reports whether r is a character that shows nothing, or only a
+// blank, where a person reads it, yet is not a space: a display would let
+// it hide or spoof text. The set is Unicode's default-ignorable code points
+// (the characters a renderer "should render invisibly" by default), taken
+// whole, and the one blank pattern among the symbols:
+//
+//   - the format characters (category Cf): the bidirectional embeddings,
+//     overrides and isolates (U+202A–U+202E, U+2066–U+2069), which reorder
+//     the text around them (Trojan Source), the zero-width space, joiners
+//     and marks (U+200B–U+200F), the word joiner and invisible operators
+//     (U+2060–U+2064), the byte order mark (U+FEFF), the Mongolian vowel
+//     separator (U+180E), the soft hyphen, the tag characters;
+//   - the variation selectors (U+180B–U+180D, U+180F, U+FE00–U+FE0F,
+//     U+E0100–U+E01EF): 259 invisible characters, enough to carry any
+//     byte after a visible one, so a line can hold a message its reader
+//     never sees;
+//   - the other default-ignorable code points: the combining grapheme
+//     joiner U+034F, the Hangul fillers U+115F, U+1160, U+3164 and U+FFA0
+//     (letters that draw as a blank, used to make a name or a line look
+//     empty), the Khmer inherent vowels U+17B4–U+17B5, U+2065, and the
+//     code points Unicode reserves as ignorable (U+FFF0–U+FFF8, and
+//     U+E0000–U+E0FFF beside the tags and selectors, U+E0000 among them);
+//   - U+2800 BRAILLE PATTERN BLANK, a symbol drawn as a blank cell, the
+//     common stand-in for an empty name where a space is refused.
+//
+// The spaces (category Zs: the no-break space, U+3000) are not Hidden: they
+// show as what they are, a space. Nor is a letter of any script, a
+// combining mark (but the selectors and U+034F), private use or an
+// unassigned code point outside the reserved ranges. The control
+// characters and the line and paragraph separators are Breaks, not Hidden.
+func Hidden(r rune) bool {
+	return r == '\u2800' || unicode.In(r, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
+}
 
-// Mark is how Visible shows the Hidden character r: its code point, as
+// Marked reports whether Visible shows r as its Mark: r is Hidden, or it
+// Breaks and is neither the newline nor the tab, the two a display of
+// lines keeps (a text on one line has had its newlines made spaces by
+// OneLine before it is shown).
+func Marked(r rune) bool {
+	return Hidden(r) || r != '\n' && r != '\t' && Breaks(r)
+}
+
+// Mark is how Visible shows the Marked character r: its code point, as
 // "<U+202E>".
 func Mark(r rune) string { return fmt.Sprintf("<U+%04X>", r) }
 
 // Visible renders text for a person to read: invalid UTF-8 becomes U+FFFD
-// (one for each run of invalid bytes, as in OneLine) and each Hidden
-// character its Mark, so that what the person reads is
-// what the text holds. It is for displays (a terminal, a page), after
-// OneLine or Lines: the text itself, as stored, exported or given to a
-// model, keeps its characters.
+// (one for each run of invalid bytes, as in OneLine) and each Marked
+// character its Mark (an escape, a carriage return, a C1 control, a line
+// separator, a right-to-left override, a Hangul filler), so that what the
+// person reads is what the text holds and a terminal is driven by none of
+// it. It is for displays (a terminal, a page), after OneLine or Lines, or
+// alone where a text's controls are to be seen rather than made spaces: the
+// text itself, as stored, exported or given to a model, keeps its
+// characters. Emoji sequences are text a person reads, yet their joiners
+// (U+200D) and presentation selectors (U+FE0F) are Hidden, so a family or
+// a red heart shows as its parts and marks ("👨<U+200D>👩"): the price of
+// showing every character that could carry a message nobody sees.
 func Visible(s string) string {
-	if utf8.ValidString(s) && strings.IndexFunc(s, Hidden) < 0 {
+	if utf8.ValidString(s) && strings.IndexFunc(s, Marked) < 0 {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range strings.ToValidUTF8(s, string(unicode.ReplacementChar)) {
-		if Hidden(r) {
+		if Marked(r) {
 			b.WriteString(Mark(r))
 			continue
 		}

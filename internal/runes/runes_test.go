@@ -76,7 +76,9 @@ func TestOneLineAndLines(t *testing.T) {
 // its mark: the bidirectional embeddings, overrides and isolates and their
 // terminators, the marks, the zero-width characters, the byte order mark,
 // the soft hyphen, Arabic's letter mark, the invisible operators, a tag
-// character (beyond the Basic Multilingual Plane).
+// character (beyond the Basic Multilingual Plane); the Hangul fillers, the
+// blank Braille pattern, the Mongolian vowel separator, the combining
+// grapheme joiner, variation selectors, the first reserved ignorable.
 var hiddenCases = []struct {
 	r    rune
 	mark string
@@ -86,13 +88,16 @@ var hiddenCases = []struct {
 	{'\u200B', "<U+200B>"}, {'\u200C', "<U+200C>"}, {'\u200D', "<U+200D>"}, {'\u200E', "<U+200E>"}, {'\u200F', "<U+200F>"},
 	{'\uFEFF', "<U+FEFF>"}, {'\u00AD', "<U+00AD>"}, {'\u061C', "<U+061C>"}, {'\u2060', "<U+2060>"}, {'\u2064', "<U+2064>"},
 	{'\U000E0041', "<U+E0041>"},
+	{'\u3164', "<U+3164>"}, {'\u115F', "<U+115F>"}, {'\u1160', "<U+1160>"}, {'\uFFA0', "<U+FFA0>"}, {'\u2800', "<U+2800>"},
+	{'\u180E', "<U+180E>"}, {'\u034F', "<U+034F>"}, {'\uFE0F', "<U+FE0F>"}, {'\U000E0100', "<U+E0100>"}, {'\U000E0000', "<U+E0000>"},
 }
 
 // TestVisible: every Hidden character becomes its mark, at the start, in
 // the middle and at the end of a text, beside invalid UTF-8 (U+FFFD) and
-// beside another; the line and paragraph separators are not Hidden (they
-// are Breaks, which OneLine and Lines make spaces); visible text, a
-// replacement character it holds, and non-Latin scripts are kept.
+// beside another; the line and paragraph separators and the controls are
+// not Hidden (they are Breaks, which OneLine and Lines make spaces);
+// visible text, a replacement character it holds, the newline and the tab,
+// and non-Latin scripts are kept.
 func TestVisible(t *testing.T) {
 	for _, c := range hiddenCases {
 		h := string(c.r)
@@ -117,12 +122,70 @@ func TestVisible(t *testing.T) {
 			}
 		}
 	}
-	for _, keep := range []string{"", "plain", "日本語 é ü", "a\uFFFDb", "emoji 👍", "a\u2028b\u2029c", "tab\tand\nline"} {
+	for _, keep := range []string{"", "plain", "日本語 é ü", "a\uFFFDb", "emoji 👍", "tab\tand\nline",
+		"한국어 العربية עברית हिन्दी ไทย ελληνικά кириллица", "no\u00a0break\u3000ideographic space"} {
 		if got := Visible(keep); got != keep {
 			t.Errorf("Visible(%q) = %q, want it kept", keep, got)
 		}
 	}
 	if Hidden('\u2028') || Hidden('\u2029') || Hidden('a') || Hidden('\n') || Hidden('\x1b') {
 		t.Error("a separator, a letter or a control character is Hidden")
+	}
+}
+
+// TestMarkedBoundaries: each range Visible marks, by the code point just
+// outside it, its first and its last, and the next one outside: the
+// controls but the tab and the newline, the separators, the format
+// characters, the variation selectors, the other default-ignorable code
+// points (the Hangul fillers among them) and the blank Braille pattern;
+// the spaces, letters and marks beside them are kept.
+func TestMarkedBoundaries(t *testing.T) {
+	cases := []struct {
+		r      rune
+		marked bool
+	}{
+		{0x0000, true}, {0x0008, true}, {'\t', false}, {'\n', false}, {0x000B, true}, {'\r', true}, {0x001B, true}, {0x001F, true}, {' ', false},
+		{'~', false}, {0x007F, true}, {0x0080, true}, {0x0085, true}, {0x009B, true}, {0x009F, true}, {0x00A0, false},
+		{0x00AC, false}, {0x00AD, true}, {0x00AE, false},
+		{0x034E, false}, {0x034F, true}, {0x0350, false},
+		{0x115E, false}, {0x115F, true}, {0x1160, true}, {0x1161, false},
+		{0x17B3, false}, {0x17B4, true}, {0x17B5, true}, {0x17B6, false},
+		{0x180A, false}, {0x180B, true}, {0x180E, true}, {0x180F, true}, {0x1810, false},
+		{0x200A, false}, {0x200B, true}, {0x200F, true}, {0x2010, false},
+		{0x2027, false}, {0x2028, true}, {0x2029, true}, {0x202A, true}, {0x202E, true}, {0x202F, false},
+		{0x205F, false}, {0x2060, true}, {0x2065, true}, {0x206F, true}, {0x2070, false},
+		{0x27FF, false}, {0x2800, true}, {0x2801, false},
+		{0x3163, false}, {0x3164, true}, {0x3165, false},
+		{0xFDFD, false}, {0xFE00, true}, {0xFE0F, true}, {0xFE10, false},
+		{0xFEFC, false}, {0xFEFF, true}, {0xFF01, false},
+		{0xFF9F, false}, {0xFFA0, true}, {0xFFA1, false},
+		{0xFFEE, false}, {0xFFF0, true}, {0xFFF8, true}, {0xFFF9, true}, {0xFFFB, true}, {0xFFFC, false}, {0xFFFD, false},
+		{0xDFFFF, false}, {0xE0000, true}, {0xE0001, true}, {0xE007F, true}, {0xE00FF, true},
+		{0xE0100, true}, {0xE01EF, true}, {0xE01F0, true}, {0xE0FFF, true}, {0xE1000, false},
+	}
+	for _, c := range cases {
+		in := "a" + string(c.r) + "b"
+		want := in
+		if c.marked {
+			want = "a" + Mark(c.r) + "b"
+		}
+		if got := Visible(in); Marked(c.r) != c.marked || got != want {
+			t.Errorf("%U: Marked %v, Visible %q; want %v, %q", c.r, Marked(c.r), got, c.marked, want)
+		}
+	}
+}
+
+// TestVisibleEmoji: the joiners and selectors of an emoji sequence are
+// Hidden, so a person sees its parts; an emoji without them is kept.
+func TestVisibleEmoji(t *testing.T) {
+	for in, want := range map[string]string{
+		"👍":               "👍",
+		"👨\u200d👩\u200d👧": "👨<U+200D>👩<U+200D>👧",
+		"❤\ufe0f":         "❤<U+FE0F>",
+		"🏳\ufe0f\u200d🌈":  "🏳<U+FE0F><U+200D>🌈",
+	} {
+		if got := Visible(in); got != want {
+			t.Errorf("Visible(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
