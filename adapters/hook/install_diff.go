@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/batonhq/baton/internal/runes"
 )
 
 // diffContext is how many unchanged lines a hunk shows around a change.
@@ -16,7 +18,11 @@ type diffOp struct {
 }
 
 // unifiedDiff renders the change from a to b as a unified diff, headed
-// "--- from" and "+++ to"; empty when a and b are equal.
+// "--- from" and "+++ to"; empty when a and b are equal. It is for a
+// person's terminal, and a harness's file is anyone's text: each line is
+// shown as shownLine shows it, each name as runes.VisibleInLine shows it (a
+// newline in a path would start a line of its own, a tab ends a unified
+// diff header's name).
 func unifiedDiff(from, to, a, b string) string {
 	ops := diffLines(textLines(a), textLines(b))
 	var out strings.Builder
@@ -40,7 +46,7 @@ func unifiedDiff(from, to, a, b string) string {
 		}
 		start, end := max(first-diffContext, 0), min(last+diffContext+1, len(ops))
 		if out.Len() == 0 {
-			fmt.Fprintf(&out, "--- %s\n+++ %s\n", from, to)
+			fmt.Fprintf(&out, "--- %s\n+++ %s\n", runes.VisibleInLine(from), runes.VisibleInLine(to))
 		}
 		writeHunk(&out, ops, start, end)
 		i = end
@@ -72,11 +78,31 @@ func writeHunk(out *strings.Builder, ops []diffOp, start, end int) {
 	fmt.Fprintf(out, "@@ -%s +%s @@\n", hunkRange(aLine, aN), hunkRange(bLine, bN))
 	for _, o := range ops[start:end] {
 		out.WriteByte(o.op)
-		out.WriteString(o.line)
+		out.WriteString(shownLine(o.line))
 		if !strings.HasSuffix(o.line, "\n") {
 			out.WriteString("\n\\ No newline at end of file\n")
 		}
 	}
+}
+
+// shownLine is a line of a file as the diff shows it: its text as
+// runes.Visible shows it (each control character but the tab, each format
+// character, each other invisible or blank character as its code point,
+// invalid UTF-8 as U+FFFD), so that an escape sequence, a carriage return
+// that would overwrite the line's start, a C1 control or a right-to-left
+// override in a settings file reaches the terminal as text, and its line
+// ending as it is: a newline, or a carriage return and a newline (the
+// file's own, which install keeps, and which on a terminal only ends the
+// line; marked, it would mark every line of a Windows file).
+func shownLine(line string) string {
+	end := ""
+	for _, e := range []string{"\r\n", "\n"} {
+		if strings.HasSuffix(line, e) {
+			end = e
+			break
+		}
+	}
+	return runes.Visible(strings.TrimSuffix(line, end)) + end
 }
 
 // hunkRange is "line,count"; an empty range names the line before it.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/internal/runes"
 )
 
 var updateInstall = flag.Bool("update-install", false, "rewrite testdata/install/*.golden")
@@ -273,6 +274,82 @@ func TestInstallCRLF(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(path); !bytes.Equal(got, orig) {
 		t.Errorf("after install and uninstall:\n%q\nwant\n%q", got, orig)
+	}
+}
+
+// TestInstallDiffShowsHostileFiles: a harness's file is anyone's text, and
+// the dry run prints its lines to a person's terminal. For each harness's
+// format (JSON for Claude Code, Gemini, Cursor and Copilot, with LF and
+// CRLF endings; Codex's hooks.json and config.toml), a file holding what
+// the format lets through (JSON: a bare carriage return as whitespace, C1
+// controls, DEL, bidirectional overrides, Hangul fillers, invalid UTF-8 in
+// strings; TOML: escape sequences, BEL, NUL in a comment) gives a diff, of
+// install and of uninstall, whose lines are each a unified diff's line and
+// hold no control character but the newline, the tab and a CRLF's carriage
+// return, and no invisible character: each is shown as its code point.
+func TestInstallDiffShowsHostileFiles(t *testing.T) {
+	const hostileJSON = "{\r  \"note\": \"\u009b2J\x7f\u202eevil\u2066\u3164\u2800\xff\",\n  \"x\u200b\ufe0f\": 1\n}\n"
+	const shownJSON = " {<U+000D>  \"note\": \"<U+009B>2J<U+007F><U+202E>evil<U+2066><U+3164><U+2800>\uFFFD\",\n-  \"x<U+200B><U+FE0F>\": 1\n+  \"x<U+200B><U+FE0F>\": 1,\n"
+	const hostileCRLF = "{\r\n  \"note\": \"\u0085\u202e\u2028\u115f\",\r\n  \"a\": 1\r\n}\r\n"
+	const shownCRLF = " {\r\n   \"note\": \"<U+0085><U+202E><U+2028><U+115F>\",\r\n-  \"a\": 1\r\n+  \"a\": 1,\r\n"
+	const hostileTOML = "model = \"x\" # \x1b]0;t\x07 \r \u009b2J\u202e\n[features]\nhooks = true # \u3164\x00\U000E0041\n"
+	const shownTOML = " model = \"x\" # <U+001B>]0;t<U+0007> <U+000D> <U+009B>2J<U+202E>\n [features]\n hooks = true # <U+3164><U+0000><U+E0041>\n"
+	tests := []struct {
+		harness string
+		files   map[string]string // path under the root → content
+		want    []string
+	}{
+		{"claude-code", map[string]string{"home/.claude/settings.json": hostileJSON}, []string{shownJSON}},
+		{"claude-code", map[string]string{"home/.claude/settings.json": hostileCRLF}, []string{shownCRLF}},
+		{"gemini", map[string]string{"home/.gemini/settings.json": hostileJSON}, []string{shownJSON}},
+		{"cursor", map[string]string{"home/.cursor/hooks.json": hostileJSON}, []string{shownJSON}},
+		{"copilot", map[string]string{"project/.github/hooks/baton.json": hostileCRLF}, []string{shownCRLF}},
+		{"codex", map[string]string{"home/.codex/hooks.json": hostileJSON, "home/.codex/config.toml": hostileTOML}, []string{shownJSON, shownTOML}},
+	}
+	for _, tt := range tests {
+		root := t.TempDir()
+		for rel, content := range tt.files {
+			writeFile(t, filepath.Join(root, rel), []byte(content))
+		}
+		o := InstallOptions{Harness: tt.harness, Binary: testBinary, Home: filepath.Join(root, "home"), Project: filepath.Join(root, "project")}
+		p := mustPlan(t, PlanInstall, o)
+		var diff, udiff bytes.Buffer
+		if err := p.Diff(&diff); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(diff.String(), want) {
+				t.Errorf("%s: the diff lacks\n%q\nin\n%q", tt.harness, want, diff.String())
+			}
+		}
+		if err := p.Apply(installNow); err != nil {
+			t.Fatal(err)
+		}
+		if err := mustPlan(t, PlanUninstall, o).Diff(&udiff); err != nil {
+			t.Fatal(err)
+		}
+		for what, d := range map[string]string{"install": diff.String(), "uninstall": udiff.String()} {
+			assertShownDiff(t, tt.harness+" "+what, d)
+		}
+	}
+}
+
+// assertShownDiff fails unless every line of d is a unified diff's line
+// and d holds no character runes.Visible would mark but the newline, the
+// tab and a carriage return that ends a line.
+func assertShownDiff(t *testing.T, what, d string) {
+	t.Helper()
+	if d == "" {
+		t.Fatalf("%s: no diff", what)
+	}
+	for line := range strings.Lines(d) {
+		if !slices.ContainsFunc([]string{"--- ", "+++ ", "@@ -", " ", "+", "-", "\\ "}, func(p string) bool { return strings.HasPrefix(line, p) }) {
+			t.Errorf("%s: %q is no diff line", what, line)
+		}
+		body := strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+		if i := strings.IndexFunc(body, func(r rune) bool { return r != '\t' && runes.Marked(r) }); i >= 0 {
+			t.Errorf("%s: %q shows %q as it is", what, line, body[i:])
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/batonhq/baton/adapters/hook"
 	"github.com/batonhq/baton/continuity/workdir"
+	"github.com/batonhq/baton/internal/runes"
 )
 
 // HookConfigFlags are the flags install and uninstall share (exported, so
@@ -60,7 +61,7 @@ func (c *InstallCmd) Run(env *Env) error {
 		return err
 	}
 	if tmp := os.TempDir(); c.Binary == "" && strings.HasPrefix(binary, tmp) && strings.Contains(binary, "go-build") {
-		fmt.Fprintf(env.Stderr, "baton: warning: %s is a temporary build (go run?) and will vanish; the hooks need an installed baton (go install, or go build -o)\n", binary)
+		fmt.Fprintf(env.Stderr, "baton: warning: %s is a temporary build (go run?) and will vanish; the hooks need an installed baton (go install, or go build -o)\n", runes.VisibleInLine(binary))
 	}
 	o := c.options(env)
 	o.Binary = binary
@@ -106,16 +107,19 @@ func (f *HookConfigFlags) finish(env *Env, p *hook.InstallPlan, verb string) err
 	if err := p.Apply(time.Now()); err != nil {
 		return fmt.Errorf("%s: %w", verb, err)
 	}
+	// The paths may come from the environment (CODEX_HOME) or a project's
+	// directory name: each is shown as text (runes.VisibleInLine).
 	for _, c := range p.Changes {
+		path, backup := runes.VisibleInLine(c.Path), runes.VisibleInLine(c.Backup)
 		switch {
 		case !c.Changed():
-			fmt.Fprintf(env.Stdout, "unchanged %s\n", c.Path)
+			fmt.Fprintf(env.Stdout, "unchanged %s\n", path)
 		case c.Before == nil:
-			fmt.Fprintf(env.Stdout, "created %s\n", c.Path)
+			fmt.Fprintf(env.Stdout, "created %s\n", path)
 		case c.After == nil:
-			fmt.Fprintf(env.Stdout, "removed %s (backup %s)\n", c.Path, c.Backup)
+			fmt.Fprintf(env.Stdout, "removed %s (backup %s)\n", path, backup)
 		default:
-			fmt.Fprintf(env.Stdout, "updated %s (backup %s)\n", c.Path, c.Backup)
+			fmt.Fprintf(env.Stdout, "updated %s (backup %s)\n", path, backup)
 		}
 	}
 	return nil

@@ -108,6 +108,16 @@ func Hidden(r rune) bool {
 	return r == '\u2800' || unicode.In(r, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
 }
 
+// VisibleInLine renders s as Visible does, its newlines and tabs marked
+// too: a value (a path, a name) shown within a line baton writes, which
+// then can neither start a line of its own nor end a field at a tab, and
+// shows every character it holds.
+func VisibleInLine(s string) string {
+	return inLine.Replace(Visible(s))
+}
+
+var inLine = strings.NewReplacer("\n", Mark('\n'), "\t", Mark('\t'))
+
 // Marked reports whether Visible shows r as its Mark: r is Hidden, or it
 // Breaks and is neither the newline nor the tab, the two a display of
 // lines keeps (a text on one line has had its newlines made spaces by

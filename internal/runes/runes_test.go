@@ -175,17 +175,27 @@ func TestMarkedBoundaries(t *testing.T) {
 	}
 }
 
-// TestVisibleEmoji: the joiners and selectors of an emoji sequence are
-// Hidden, so a person sees its parts; an emoji without them is kept.
-func TestVisibleEmoji(t *testing.T) {
-	for in, want := range map[string]string{
-		"👍":               "👍",
-		"👨\u200d👩\u200d👧": "👨<U+200D>👩<U+200D>👧",
-		"❤\ufe0f":         "❤<U+FE0F>",
-		"🏳\ufe0f\u200d🌈":  "🏳<U+FE0F><U+200D>🌈",
+// TestVisibleEmojiAndInLine: the joiners and selectors of an emoji
+// sequence are Hidden, so a person sees its parts, and an emoji without
+// them is kept; VisibleInLine marks newlines and tabs as well as all
+// Visible marks, and keeps the rest.
+func TestVisibleEmojiAndInLine(t *testing.T) {
+	for _, tc := range []struct {
+		f        func(string) string
+		in, want string
+	}{
+		{Visible, "👍", "👍"},
+		{Visible, "👨\u200d👩\u200d👧", "👨<U+200D>👩<U+200D>👧"},
+		{Visible, "❤\ufe0f", "❤<U+FE0F>"},
+		{Visible, "🏳\ufe0f\u200d🌈", "🏳<U+FE0F><U+200D>🌈"},
+		{VisibleInLine, "/home/dev/.codex", "/home/dev/.codex"},
+		{VisibleInLine, "/home/世界/é", "/home/世界/é"},
+		{VisibleInLine, "a\nb\tc", "a<U+000A>b<U+0009>c"},
+		{VisibleInLine, "\x1b]0;t\x07\r\u202e\u3164", "<U+001B>]0;t<U+0007><U+000D><U+202E><U+3164>"},
+		{VisibleInLine, "\xff", "\uFFFD"},
 	} {
-		if got := Visible(in); got != want {
-			t.Errorf("Visible(%q) = %q, want %q", in, got, want)
+		if got := tc.f(tc.in); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
