@@ -14,6 +14,7 @@ import (
 
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/internal/runes"
 )
 
 // ExportCmd writes every row the tenant owns in the export format (JSON
@@ -101,7 +102,7 @@ func (c *ExportCmd) Run(ctx context.Context, env *Env, api continuity.API) error
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "exported %s\n", rowCounts(res.Rows))
-	fmt.Fprintf(env.Stderr, "copied %d bottle files to %s\n", n, c.Out+bottlesTarSuffix)
+	fmt.Fprintf(env.Stderr, "copied %d bottle files to %s\n", n, runes.VisibleInLine(c.Out+bottlesTarSuffix))
 	return nil
 }
 
@@ -183,7 +184,7 @@ func (c *ForgetCmd) Run(ctx context.Context, env *Env, api continuity.API) error
 	if err := os.RemoveAll(dir); err != nil {
 		return fmt.Errorf("the bottles could not be removed: %w", err)
 	}
-	_, err = fmt.Fprintf(env.Stdout, "removed the bottles under %s\n", dir)
+	_, err = fmt.Fprintf(env.Stdout, "removed the bottles under %s\n", runes.VisibleInLine(dir))
 	return err
 }
 

@@ -95,3 +95,28 @@ func link(t *testing.T, target, path string) {
 		t.Fatal(err)
 	}
 }
+
+// TestExportForgetShowHostilePaths: the paths export and forget name come
+// from --out and BATON_HOME, and a POSIX name may hold an escape sequence,
+// a carriage return or a newline: the lines saying where the bottles went
+// show each as its code point.
+func TestExportForgetShowHostilePaths(t *testing.T) {
+	env := testEnv(t)
+	const hostile, shown = "x\x1b]0;t\x07\ry\nz\u202e", "x<U+001B>]0;t<U+0007><U+000D>y<U+000A>z<U+202E>"
+	env.Home = filepath.Join(env.Home, hostile)
+	if err := os.Mkdir(env.Home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), hostile)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, status := run(t, env, []string{"export", "--out", filepath.Join(dir, "e.jsonl")})
+	if want := "copied 0 bottle files to " + filepath.Join(filepath.Dir(dir), shown, "e.jsonl") + bottlesTarSuffix + "\n"; status != exitOK || !strings.HasSuffix(stderr, want) {
+		t.Errorf("export: status %d, stderr %q; want it to end %q", status, stderr, want)
+	}
+	stdout, stderr, status := run(t, env, []string{"forget", "--yes"})
+	if want := "removed the bottles under " + filepath.Join(filepath.Dir(env.Home), shown, "bottles") + "\n"; status != exitOK || !strings.HasSuffix(stdout, want) {
+		t.Errorf("forget: status %d, stdout %q, stderr %q; want it to end %q", status, stdout, stderr, want)
+	}
+}

@@ -167,16 +167,41 @@ func execute(args []string, env *Env, opts ...kong.Option) (status int) {
 			_ = perr.Context.PrintUsage(true)
 			fmt.Fprintln(env.Stderr)
 		}
-		fmt.Fprintln(env.Stderr, "baton: error:", runes.Visible(err.Error()))
+		fmt.Fprintln(env.Stderr, "baton: error:", errorText(err))
 		return exitUsage
 	}
 	if err := ctx.Run(); err != nil {
 		// An error may quote what a person typed or a server answered:
-		// its format characters are shown, as every display shows them.
-		fmt.Fprintln(env.Stderr, "baton:", runes.Visible(err.Error()))
+		// its characters are shown, as every display shows them.
+		fmt.Fprintln(env.Stderr, "baton:", errorText(err))
 		return exitFailure
 	}
 	return exitOK
+}
+
+// errorText renders err for the one line baton prints it on: each error an
+// errors.Join holds (its text being theirs, a newline apart) after the
+// other, "; " between them, and every other character as
+// runes.VisibleInLine shows it. An error may quote a flag's value, an
+// environment variable, a path or a server's message, any of them holding
+// an escape sequence, a carriage return, a right-to-left override or a
+// newline: none can drive the terminal, overwrite the "baton:" that names
+// the line, or start a line of its own that reads as baton's.
+func errorText(err error) string {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs := j.Unwrap()
+		texts := make([]string, len(errs))
+		for i, e := range errs {
+			texts[i] = e.Error()
+		}
+		if strings.Join(texts, "\n") == err.Error() {
+			for i, e := range errs {
+				texts[i] = errorText(e)
+			}
+			return strings.Join(texts, "; ")
+		}
+	}
+	return runes.VisibleInLine(err.Error())
 }
 
 // isHook reports whether args run `baton hook`.

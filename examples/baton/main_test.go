@@ -476,12 +476,13 @@ func (r refusingAPI) Doctor(context.Context) (continuity.DoctorReport, error) {
 }
 
 // TestErrorsShowFormatCharacters: a command's error reaches the person's
-// terminal with each format character, each other invisible character and
-// each control character but the newline and the tab shown as its code
+// terminal, on one line, with each format character, each other invisible
+// character and each control character shown as its code
 // point (a server's message, text a person typed), at the start, in the
 // middle and at the end, beside invalid UTF-8: an escape sequence cannot
 // clear the screen or retitle the window, a carriage return cannot
-// overwrite the "baton:" that names the line.
+// overwrite the "baton:" that names the line, a newline cannot start a
+// line that reads as baton's.
 func TestErrorsShowFormatCharacters(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -496,6 +497,8 @@ func TestErrorsShowFormatCharacters(t *testing.T) {
 			"baton: forbidden: <U+001B>]0;pwned<U+0007><U+000D>fine<U+009B>2J<U+3164><U+2028>\n"},
 		{"an argument a person typed", []string{"nosuch\x1b[2J\rx"}, "", exitUsage,
 			"baton: error: unexpected argument nosuch<U+001B>[2J<U+000D>x\n"},
+		{"a message that would start a line of its own", []string{"doctor"}, "no\nbaton: healthy\t", exitFailure,
+			"baton: forbidden: no<U+000A>baton: healthy<U+0009>\n"},
 	}
 	for _, tc := range cases {
 		env := &Env{Tenant: "local", noHome: errors.New("none in this test")}

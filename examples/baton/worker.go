@@ -84,10 +84,12 @@ func (c WorkerConfig) runner(log io.Writer) (func(ctx context.Context, svc *cont
 	}, nil
 }
 
-// reportPass writes one line for a pass that did something or failed.
+// reportPass writes one line for a pass that did something or failed (its
+// error as errorText renders it: a pass's failures are joined, one a
+// tenant, and may quote a path or a store's message).
 func reportPass(log io.Writer, r continuity.WorkerResult, err error) {
 	if err != nil {
-		fmt.Fprintf(log, "baton worker: pass failed: %v (%s)\n", err, passLine(r))
+		fmt.Fprintf(log, "baton worker: pass failed: %s (%s)\n", errorText(err), passLine(r))
 		return
 	}
 	if r != (continuity.WorkerResult{}) {

@@ -146,6 +146,8 @@ func TestStartWorker(t *testing.T) {
 	}
 }
 
+// TestReportPass: a pass that did something or failed is one line of the
+// log, whatever its errors hold.
 func TestReportPass(t *testing.T) {
 	cases := []struct {
 		name string
@@ -157,6 +159,9 @@ func TestReportPass(t *testing.T) {
 		{"a pass that swept", continuity.WorkerResult{Swept: 2}, nil, "baton worker: swept 2, claimed 0, finished 0, resolved 0, failed 0, abandoned 0, skipped 0, pruned 0, pruned bottles 0\n"},
 		{"a failed pass says so", continuity.WorkerResult{Failed: 1}, continuity.Errorf(continuity.CodeInternal, "the closer's judge failed"),
 			"baton worker: pass failed: internal: the closer's judge failed (swept 0, claimed 0, finished 0, resolved 0, failed 1, abandoned 0, skipped 0, pruned 0, pruned bottles 0)\n"},
+		{"a pass's failures on one line, their characters shown", continuity.WorkerResult{Failed: 2},
+			errors.Join(errors.New("tenant a: \x1b]0;t\x07\r\u202ex"), errors.New("tenant b: /home/d\nbaton worker: fine")),
+			"baton worker: pass failed: tenant a: <U+001B>]0;t<U+0007><U+000D><U+202E>x; tenant b: /home/d<U+000A>baton worker: fine (swept 0, claimed 0, finished 0, resolved 0, failed 2, abandoned 0, skipped 0, pruned 0, pruned bottles 0)\n"},
 	}
 	for _, tc := range cases {
 		var b bytes.Buffer
