@@ -62,9 +62,10 @@ func Startup(in StartupInput) string {
 // `baton briefing` prints them for a person: each block cleaned as Startup
 // cleans it (its text came from outside, and a control character would
 // reach a terminal as an escape sequence), a blank line between them, and
-// nothing cut; and, for the person's eyes, each format character shown as
-// its code point (runes.Visible: a right-to-left override or a zero-width
-// space would make a line read other than it is). Startup keeps them: the
+// nothing cut; and, for the person's eyes, each character that shows
+// nothing or a blank shown as its code point (runes.Visible: a
+// right-to-left override, a zero-width space or a Hangul filler would make
+// a line read other than it is). Startup keeps them: the
 // model reads the characters in their order, whatever a display does with
 // them, the briefing was fitted to the budget as it is, and a joiner in an
 // emoji or a Persian word is text.

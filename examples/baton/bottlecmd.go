@@ -180,9 +180,10 @@ func agentFlag(agent string) error {
 // verbatim text a transcript wrote, so its lines are printed as
 // runes.Lines leaves them (an escape sequence, a carriage return or a
 // backspace in a prompt reaches the terminal as a space, not as a screen
-// clear, a window title, a hyperlink or an overwritten line), each format
-// character shown as its code point (runes.Visible: a right-to-left
-// override, a zero-width space), as `baton briefing` prints a briefing.
+// clear, a window title, a hyperlink or an overwritten line), each
+// character that shows nothing or a blank shown as its code point
+// (runes.Visible: a right-to-left override, a zero-width space, a Hangul
+// filler), as `baton briefing` prints a briefing.
 // The files keep the bottle as rendered, verbatim.
 func (c *BottleShowCmd) Run(env *Env) error {
 	home, err := env.home()

@@ -204,8 +204,9 @@ func dirNames(t *testing.T, dir string) []string {
 // an escape sequence, BEL, a backspace, a lone carriage return or a line
 // separator in a prompt or a reply reaches the terminal as a space (the
 // words around it kept), and a format character (a right-to-left
-// override, an isolate, a zero-width character, a byte order mark) as its
-// code point, as `baton briefing` prints a briefing. It wrote them as they
+// override, an isolate, a zero-width character, a byte order mark) or
+// another invisible or blank one (a Hangul filler, the blank Braille
+// pattern, a variation selector, a tag) as its code point, as `baton briefing` prints a briefing. It wrote them as they
 // were: a screen clear, a window title, an OSC 8 link, a line overwritten
 // from its start, a line that reads backwards. The bottle's files keep
 // them: the bottle is verbatim.
@@ -215,6 +216,8 @@ func TestBottleShowPrintsNoControlCharacters(t *testing.T) {
 		{"an isolate", `\u2067x\u2069`, "<U+2067>x<U+2069>"},
 		{"zero-width characters", `\u200b\u200c\u200d\u200e\u200f`, "<U+200B><U+200C><U+200D><U+200E><U+200F>"},
 		{"a byte order mark and a soft hyphen", `\ufeff\u00ad`, "<U+FEFF><U+00AD>"},
+		{"Hangul fillers and the blank Braille pattern", `\u3164\u115f\u1160\uffa0\u2800`, "<U+3164><U+115F><U+1160><U+FFA0><U+2800>"},
+		{"variation selectors and a tag", `\ufe0f\udb40\udd00\udb40\udc41`, "<U+FE0F><U+E0100><U+E0041>"},
 		{"an override in an escape sequence", `\u001b[2J\u202d`, " [2J<U+202D>"},
 		{"a screen clear", `\u001b[2J`, ""},
 		{"a window title", `\u001b]0;pwned\u0007`, ""},

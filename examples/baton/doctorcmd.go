@@ -26,7 +26,7 @@ func (e unhealthyError) Error() string {
 }
 
 // Run prints each finding as "SEVERITY CHECK: SENTENCE" on one line of text
-// (runes.OneLine, its format characters shown: runes.Visible), or "healthy" when there is none; with --json, the
+// (runes.OneLine, its invisible characters shown: runes.Visible), or "healthy" when there is none; with --json, the
 // report as the API returns it. Either way it fails (exit 1) when a
 // finding is a failure.
 func (c *DoctorCmd) Run(ctx context.Context, env *Env, api continuity.API) error {
