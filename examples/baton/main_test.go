@@ -393,6 +393,25 @@ func (r *recordingAPI) Records(_ context.Context, q continuity.RecordQuery) ([]c
 	return nil, nil
 }
 
+// hostileStatusAPI answers a resolve as a hostile team server may, with a
+// status holding control and format characters.
+type hostileStatusAPI struct{ recordingAPI }
+
+func (h *hostileStatusAPI) Resolve(context.Context, string, continuity.TransitionParams) (continuity.WriteResult, error) {
+	return continuity.WriteResult{Memory: continuity.Memory{ID: recordedID, Status: "resolved\x1b]0;pwned\x07\r\u202e\nok"}}, nil
+}
+
+// TestTransitionShowsTheStatus: resolve prints the memory's status as the
+// API answered it, and a team server's answer is its text: a control or
+// format character in it, a newline too, shows as its code point.
+func TestTransitionShowsTheStatus(t *testing.T) {
+	env := &Env{Tenant: "local", noHome: errors.New("none in this test")}
+	stdout, stderr, status := run(t, env, []string{"resolve", "m1"}, kong.BindTo(&hostileStatusAPI{}, (*continuity.API)(nil)))
+	if want := recordedID.String() + " resolved<U+001B>]0;pwned<U+0007><U+000D><U+202E><U+000A>ok\n"; status != exitOK || stdout != want {
+		t.Errorf("status %d, stdout %q, stderr %q; want %q", status, stdout, stderr, want)
+	}
+}
+
 // TestCommandsTakeTheBoundAPI binds a recording API in the store's place:
 // the commands succeed with no home and no DSN, so they opened no store,
 // and each made exactly the API calls listed, tenant-free.

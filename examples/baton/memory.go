@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/internal/runes"
 )
 
 // memoryFlags names, for each field of the API that a flag or an argument
@@ -74,7 +75,8 @@ func (c *TransitionCmd) run(ctx context.Context, env *Env, api continuity.API, v
 	if err != nil {
 		return byFlag(err)
 	}
-	_, err = fmt.Fprintf(env.Stdout, "%s %s\n", r.Memory.ID, r.Memory.Status)
+	// The status is the answer's, and a team server's answer is its text.
+	_, err = fmt.Fprintf(env.Stdout, "%s %s\n", r.Memory.ID, runes.VisibleInLine(string(r.Memory.Status)))
 	return err
 }
 
