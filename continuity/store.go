@@ -30,6 +30,14 @@ type Store interface {
 	// Read), so a write committed while it runs is seen by none or all. A
 	// tenant ValidateTenant refuses is invalid, as for Write.
 	Read(ctx context.Context, tenant string, fn func(ctx context.Context, tx Tx) error) error
+	// Snapshot is Read for a read that may last (an export, streaming the
+	// tenant's rows to a reader as slow as it likes): one read-only
+	// transaction, every statement reading the same snapshot, that holds
+	// no lock a writer waits for, so writes of this process and of others
+	// proceed while it runs (from fn itself too) and it sees none of
+	// them. fn runs once: it is never retried, so it may have written
+	// what it read before an error.
+	Snapshot(ctx context.Context, tenant string, fn func(ctx context.Context, tx Tx) error) error
 	// Close releases the store's connections; Write and Read then fail as
 	// internal without running fn.
 	Close() error

@@ -41,6 +41,9 @@
 // per-project decisions and per-conversation prompt numbering with
 // pg_advisory_xact_lock. Its reads run read-only under Repeatable Read, one
 // snapshot for all their statements, as SQLite's read transactions are.
+// Snapshot (an export) is such a read that holds no lock a writer waits
+// for, for as long as it lasts: a SQLite store of one connection opens a
+// second for it.
 //
 // Files:
 //
