@@ -362,11 +362,15 @@ func (s *Store) runTx(ctx context.Context, db *bun.DB, readOnly bool, tenant str
 	return db.RunInTx(ctx, opts, func(ctx context.Context, btx bun.Tx) (rerr error) {
 		if s.postgres {
 			// One round trip: the runtime role (SET LOCAL ROLE, as
-			// set_config) when the connecting user is privileged, and
-			// the tenant row-level security keys on.
+			// set_config) when the connecting user is privileged, the
+			// tenant row-level security keys on, and for a write the
+			// tenant's write lock, shared.
 			q, args := "SELECT set_config('baton.tenant', ?, true)", []any{tenant}
 			if s.enterRole {
 				q, args = "SELECT set_config('role', ?, true), set_config('baton.tenant', ?, true)", []any{RuntimeRole, tenant}
+			}
+			if !readOnly {
+				q, args = q+", pg_advisory_xact_lock_shared("+tenantWriteLock+")", append(args, tenant)
 			}
 			if _, err := btx.ExecContext(ctx, q, args...); err != nil {
 				return err
@@ -387,6 +391,17 @@ func (s *Store) runTx(ctx context.Context, db *bun.DB, readOnly bool, tenant str
 		return fn(ctx, &tx{s: s, db: btx, tenant: tenant, write: !readOnly})
 	})
 }
+
+// tenantWriteLock is the advisory lock key of a tenant's writes on
+// Postgres (its one argument the tenant): every write transaction holds it
+// shared, and each batch of an erase (EraseBatch) exclusively, so the
+// batch that finds no row of the tenant left is still true when it
+// commits. TouchLive takes none: it inserts only beside the session row it
+// updated, whose row lock an erase deleting the row waits for. The key
+// names the schema, as migration 011's trim lock does: advisory locks are
+// the database's, and another schema's store may hold a tenant of the
+// same name.
+const tenantWriteLock = "hashtextextended(format('baton_tenant_writes %I %s', current_schema(), ?::text), 0)"
 
 // retry runs fn again when the database answered busy, a serialization
 // failure or a deadlock: the transaction rolled back whole, so running it

@@ -780,6 +780,75 @@ func testErase(t *testing.T, h Harness) {
 		same(t, "tenant B's raw counts", rawRows(t, f, tenantB), beforeB)
 	})
 
+	// A write of the tenant still open when the erase starts: what the
+	// erase reports holds at its commit. A write that commits before the
+	// erase does is erased with the rest; one that commits after it is a
+	// new write, left whole. The write holds its transaction open until
+	// the erase has returned, or half a second (a store whose erase waits
+	// for it, or whose writers take turns, holds the erase until then).
+	// On Postgres the last batch found no row (the write's were not yet
+	// committed), then waited on the tenant's ledger count, which the
+	// write's append had locked; the write committed, and the erase went
+	// on to report itself complete with the write's memory and ledger
+	// line still there, committed before it.
+	t.Run("AWriteCommittingDuringTheLastBatch", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		populate(t, f, tenantA, 1, 5)
+		populate(t, f, tenantB, 1, 0)
+		all, beforeB := total(rawRows(t, f, tenantA)), rawRows(t, f, tenantB)
+		now := f.clock.Now()
+		m := memoryRow(now)
+		line := continuity.LedgerEntry{ID: newID(), Event: "test.during", At: now, Fields: map[string]string{}}
+		written, erased := make(chan struct{}), make(chan struct{})
+		order := make(chan string, 2) // who returned first
+		writer := make(chan error, 1)
+		go func() {
+			err := f.store.Write(ctx, tenantA, func(ctx context.Context, tx continuity.Tx) error {
+				if err := tx.InsertMemory(ctx, &m); err != nil {
+					return err
+				}
+				if err := tx.AppendLedger(ctx, 0, line); err != nil {
+					return err
+				}
+				close(written)
+				select {
+				case <-erased:
+				case <-time.After(500 * time.Millisecond):
+				}
+				return nil
+			})
+			order <- "the write"
+			writer <- err
+		}()
+		select {
+		case <-written:
+		case err := <-writer:
+			t.Fatalf("the write: %v", err)
+		}
+		res, err := f.svc.Erase(ctx, tenantA, continuity.EraseParams{})
+		order <- "the erase"
+		close(erased)
+		if err := <-writer; err != nil {
+			t.Fatalf("the write: %v", err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		left := rawRows(t, f, tenantA)
+		switch first := <-order; first {
+		case "the write":
+			if !res.Complete || total(left) != 0 || res.Deleted != all+2 {
+				t.Errorf("the write committed before the erase returned; the erase = %+v and left %v, want it complete with the %d rows and the write's 2 deleted", res, left, all)
+			}
+		default:
+			if !res.Complete || res.Deleted != all || total(left) != 2 || left["memories"] != 1 || left["ledger"] != 1 {
+				t.Errorf("the write committed after the erase; the erase = %+v and left %v, want it complete with %d rows deleted and the write's memory and line alone left", res, left, all)
+			}
+		}
+		same(t, "tenant B's raw counts", rawRows(t, f, tenantB), beforeB)
+	})
+
 	// A tenant id is trimmed by every method that writes the tenant's
 	// rows; export, import, erase and prune trim it alike, so a padded id
 	// (BATON_TENANT=" tenant-a ") reaches the rows its hooks wrote rather
