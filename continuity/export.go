@@ -67,7 +67,7 @@ const (
 	OldestExportVersion = 1
 	// MaxExportLineBytes bounds one line an import reads.
 	MaxExportLineBytes = 1 << 20
-	// ExportPageSize is how many rows an export reads in one transaction.
+	// ExportPageSize is how many rows an export reads in one statement.
 	ExportPageSize = 500
 )
 
@@ -107,9 +107,12 @@ type ExportResult struct {
 	Rows map[string]int `json:"rows"`
 }
 
-// Export writes every row tenant owns to w in the export format, a page of
-// ExportPageSize rows per read transaction, so neither the tenant's rows
-// nor a transaction are ever held whole.
+// Export writes every row tenant owns to w in the export format, as of one
+// instant: every table is read in one snapshot (Store.Snapshot), so a write
+// that commits while the export runs is in none of it, and the file holds
+// no row whose session or memory it lacks, nor a row twice. The snapshot
+// holds no lock a writer waits for; it is read a page of ExportPageSize
+// rows at a time, so the tenant's rows are never held whole.
 //
 // Errors: invalid for a bad tenant; internal when w refuses a write (the
 // export is then cut short, and an import refuses nothing less than a
@@ -131,19 +134,22 @@ func (s *Service) Export(ctx context.Context, tenant string, w io.Writer) (Expor
 	if err := wrote(enc.Encode(ExportHeader{Format: ExportFormat, Version: ExportVersion, Tenant: tenant, ExportedAt: s.clock()})); err != nil {
 		return res, err
 	}
-	for _, t := range exportTables {
-		err := t.dump(ctx, s.store, tenant, func(row any) error {
-			res.Rows[t.name()]++
-			return wrote(enc.Encode(struct {
-				Table string `json:"table"`
-				Row   any    `json:"row"`
-			}{t.name(), row}))
-		})
-		if err != nil {
-			return res, err
+	err = s.store.Snapshot(ctx, tenant, func(ctx context.Context, tx Tx) error {
+		for _, t := range exportTables {
+			err := t.dump(ctx, tx, func(row any) error {
+				res.Rows[t.name()]++
+				return wrote(enc.Encode(struct {
+					Table string `json:"table"`
+					Row   any    `json:"row"`
+				}{t.name(), row}))
+			})
+			if err != nil {
+				return err
+			}
 		}
-	}
-	return res, nil
+		return nil
+	})
+	return res, err
 }
 
 // Restore imports an export (see ExportFormat) into tenant, which must own no
@@ -453,8 +459,8 @@ func eachMember(v reflect.Value, name string, fn func(name string, v reflect.Val
 // import checks and writes its rows.
 type exportTable interface {
 	name() string
-	// dump emits each of the tenant's rows, a page per read transaction.
-	dump(ctx context.Context, st Store, tenant string, emit func(row any) error) error
+	// dump emits each of the tenant's rows, reading them a page at a time.
+	dump(ctx context.Context, tx Tx, emit func(row any) error) error
 	// count counts the tenant's rows of the table, reading at most limit
 	// (1: whether the tenant owns one).
 	count(ctx context.Context, tx Tx, limit int) (int, error)
@@ -478,15 +484,10 @@ type table[T any, K comparable] struct {
 
 func (t table[T, K]) name() string { return t.table }
 
-func (t table[T, K]) dump(ctx context.Context, st Store, tenant string, emit func(row any) error) error {
+func (t table[T, K]) dump(ctx context.Context, tx Tx, emit func(row any) error) error {
 	var after K
 	for {
-		var rows []T
-		err := st.Read(ctx, tenant, func(ctx context.Context, tx Tx) error {
-			var err error
-			rows, err = t.page(tx, ctx, after, ExportPageSize)
-			return err
-		})
+		rows, err := t.page(tx, ctx, after, ExportPageSize)
 		if err != nil {
 			return err
 		}

@@ -30,6 +30,14 @@ type Store interface {
 	// Read), so a write committed while it runs is seen by none or all. A
 	// tenant ValidateTenant refuses is invalid, as for Write.
 	Read(ctx context.Context, tenant string, fn func(ctx context.Context, tx Tx) error) error
+	// Snapshot is Read for a read that may last (an export, streaming the
+	// tenant's rows to a reader as slow as it likes): one read-only
+	// transaction, every statement reading the same snapshot, that holds
+	// no lock a writer waits for, so writes of this process and of others
+	// proceed while it runs (from fn itself too) and it sees none of
+	// them. fn runs once: it is never retried, so it may have written
+	// what it read before an error.
+	Snapshot(ctx context.Context, tenant string, fn func(ctx context.Context, tx Tx) error) error
 	// Close releases the store's connections; Write and Read then fail as
 	// internal without running fn.
 	Close() error
@@ -57,7 +65,12 @@ type Store interface {
 	// store's tables holds them, in one transaction of its own, and
 	// returns how many it deleted: 0 once the tenant owns no row
 	// anywhere. Calling it until it returns 0 erases the tenant; an erase
-	// stopped between calls resumes where it stopped. It does not run
+	// stopped between calls resumes where it stopped. No write of the
+	// tenant overlaps a call (on SQLite the immediate transaction; on
+	// Postgres a lock of the tenant every write transaction holds shared
+	// and each call exclusively): a call that returns 0 found the tenant
+	// empty as of its commit, every write that committed before it
+	// erased, and a write that commits after it is a new one. It does not run
 	// under the role Write and Read run under: on Postgres it needs a
 	// grant the runtime role lacks (migration 008's baton_erase_batch),
 	// and a connection without it gets forbidden. A tenant ValidateTenant

@@ -47,7 +47,8 @@ func (s *Store) tenantTables(ctx context.Context, db bun.IDB) ([]string, error) 
 // quoteIdent quotes a catalog name for SQLite.
 func quoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
 
-// EraseBatch implements continuity.Store. On Postgres it calls
+// EraseBatch implements continuity.Store. On Postgres it takes the
+// tenant's write lock (tenantWriteLock) exclusively, then calls
 // baton_erase_batch as the connecting user, never as the runtime role:
 // the function is granted to AdminRole and to no one else, so a login that
 // is only a member of the runtime role is refused (forbidden).
@@ -63,6 +64,16 @@ func (s *Store) EraseBatch(ctx context.Context, tenant string, limit int) (int, 
 		n = 0
 		return s.write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 			if s.postgres {
+				// The tenant's write lock, exclusively: the batch waits
+				// for the tenant's open writes to commit and holds its
+				// new ones back until it commits, so a batch that finds
+				// no row is still true at its commit. Without it a write
+				// open when the last batch began committed before that
+				// batch did, and the erase reported the tenant empty
+				// beside the write's rows.
+				if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock("+tenantWriteLock+")", tenant); err != nil {
+					return err
+				}
 				return tx.QueryRowContext(ctx, "SELECT baton_erase_batch(?, ?)", tenant, limit).Scan(&n)
 			}
 			tables, err := s.tenantTables(ctx, tx)

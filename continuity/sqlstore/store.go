@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/batonhq/baton/continuity"
@@ -42,6 +43,11 @@ type Store struct {
 	// another process's lock.
 	busy    time.Duration
 	touches touches // Postgres: TouchLive's batches
+	// path is a SQLite store's file (or ":memory:"): a store of one
+	// connection opens a second for Snapshot.
+	path string
+	// closed says Close ran: Snapshot then opens no connection.
+	closed atomic.Bool
 }
 
 var _ continuity.Store = (*Store)(nil)
@@ -226,22 +232,15 @@ func openSQLite(path string, one bool, busy time.Duration) (*Store, error) {
 		}
 		f.Close()
 	}
-	open := func(write bool) (*bun.DB, error) {
-		sqldb, err := sql.Open(sqliteshim.ShimName, sqliteDSN(path, write, busy))
-		if err != nil {
-			return nil, err
-		}
-		return bun.NewDB(sqldb, sqlitedialect.New()), nil
-	}
-	w, err := open(true)
+	w, err := openSQLiteDB(path, true, busy)
 	if err != nil {
 		return nil, err
 	}
 	w.SetMaxOpenConns(1)
 	if one {
-		return &Store{write: w, read: w, retries: 8, busy: busy}, nil
+		return &Store{write: w, read: w, retries: 8, busy: busy, path: path}, nil
 	}
-	r, err := open(false)
+	r, err := openSQLiteDB(path, false, busy)
 	if err != nil {
 		w.Close()
 		return nil, err
@@ -250,7 +249,18 @@ func openSQLite(path string, one bool, busy time.Duration) (*Store, error) {
 	// writer at a time anyway, and queueing in the pool is cheaper than
 	// spinning in the busy handler. Other processes still meet the busy
 	// timeout.
-	return &Store{write: w, read: r, retries: 8, busy: busy}, nil
+	return &Store{write: w, read: r, retries: 8, busy: busy, path: path}, nil
+}
+
+// openSQLiteDB opens a pool on the SQLite file path: the write pool's
+// connection string, or the read pool's (query-only, deferred
+// transactions).
+func openSQLiteDB(path string, write bool, busy time.Duration) (*bun.DB, error) {
+	sqldb, err := sql.Open(sqliteshim.ShimName, sqliteDSN(path, write, busy))
+	if err != nil {
+		return nil, err
+	}
+	return bun.NewDB(sqldb, sqlitedialect.New()), nil
 }
 
 func (s *Store) detectPrivilege(ctx context.Context) error {
@@ -278,6 +288,7 @@ func (s *Store) Postgres() bool { return s.postgres }
 
 // Close closes both pools.
 func (s *Store) Close() error {
+	s.closed.Store(true)
 	err := s.write.Close()
 	if s.read != s.write {
 		err = errors.Join(err, s.read.Close())
@@ -295,12 +306,49 @@ func (s *Store) Read(ctx context.Context, tenant string, fn func(ctx context.Con
 	return s.inTx(ctx, s.read, true, tenant, fn)
 }
 
+// Snapshot implements continuity.Store. On Postgres and on a SQLite store
+// of two pools it is a transaction of Read's without its retries. A SQLite
+// store of one connection (OneConnection) opens a second, query-only
+// connection for the snapshot's duration: a transaction on its one
+// connection would hold the write lock (the write pool's transactions are
+// immediate) for as long as the export's reader takes, queueing every
+// other process's writer into its busy timeout, and a write of this
+// process would wait for the connection the export holds (from the
+// export's own writer, for ever). An in-memory database (":memory:"),
+// which no second connection reaches, is read on its one connection.
+func (s *Store) Snapshot(ctx context.Context, tenant string, fn func(ctx context.Context, tx continuity.Tx) error) error {
+	if err := continuity.ValidateTenant(tenant); err != nil {
+		return err
+	}
+	db := s.read
+	if !s.postgres && s.read == s.write && s.path != ":memory:" {
+		if s.closed.Load() {
+			return &continuity.Error{Code: continuity.CodeInternal, Message: "the store is closed"}
+		}
+		r, err := openSQLiteDB(s.path, false, s.busy)
+		if err != nil {
+			return translate(err)
+		}
+		defer r.Close()
+		r.SetMaxOpenConns(1)
+		db = r
+	}
+	return translate(s.runTx(ctx, db, true, tenant, fn))
+}
+
 func (s *Store) inTx(ctx context.Context, db *bun.DB, readOnly bool, tenant string, fn func(ctx context.Context, tx continuity.Tx) error) error {
 	// The service refuses a bad tenant first; refusing it here too keeps a
 	// tenant a driver would rewrite out of SQL whoever calls the store.
 	if err := continuity.ValidateTenant(tenant); err != nil {
 		return err
 	}
+	return s.retry(ctx, func() error { return s.runTx(ctx, db, readOnly, tenant, fn) })
+}
+
+// runTx runs fn in one transaction of db confined to tenant: read-only
+// under Repeatable Read on Postgres when readOnly, in the runtime role
+// and the tenant row-level security keys on.
+func (s *Store) runTx(ctx context.Context, db *bun.DB, readOnly bool, tenant string, fn func(ctx context.Context, tx continuity.Tx) error) error {
 	var opts *sql.TxOptions
 	if readOnly && s.postgres {
 		// One snapshot for the whole read, as SQLite's read transaction
@@ -311,36 +359,49 @@ func (s *Store) inTx(ctx context.Context, db *bun.DB, readOnly bool, tenant stri
 		// fails to serialize.
 		opts = &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}
 	}
-	return s.retry(ctx, func() error {
-		return db.RunInTx(ctx, opts, func(ctx context.Context, btx bun.Tx) (rerr error) {
-			if s.postgres {
-				// One round trip: the runtime role (SET LOCAL ROLE, as
-				// set_config) when the connecting user is privileged, and
-				// the tenant row-level security keys on.
-				q, args := "SELECT set_config('baton.tenant', ?, true)", []any{tenant}
-				if s.enterRole {
-					q, args = "SELECT set_config('role', ?, true), set_config('baton.tenant', ?, true)", []any{RuntimeRole, tenant}
-				}
-				if _, err := btx.ExecContext(ctx, q, args...); err != nil {
-					return err
-				}
+	return db.RunInTx(ctx, opts, func(ctx context.Context, btx bun.Tx) (rerr error) {
+		if s.postgres {
+			// One round trip: the runtime role (SET LOCAL ROLE, as
+			// set_config) when the connecting user is privileged, the
+			// tenant row-level security keys on, and for a write the
+			// tenant's write lock, shared.
+			q, args := "SELECT set_config('baton.tenant', ?, true)", []any{tenant}
+			if s.enterRole {
+				q, args = "SELECT set_config('role', ?, true), set_config('baton.tenant', ?, true)", []any{RuntimeRole, tenant}
 			}
-			if readOnly && !s.postgres && s.read == s.write {
-				// One connection (OneConnection): it is query-only for
-				// the read's duration, as the read pool's always are.
-				if _, err := btx.ExecContext(ctx, "PRAGMA query_only = 1"); err != nil {
-					return err
-				}
-				defer func() {
-					if _, err := btx.ExecContext(context.WithoutCancel(ctx), "PRAGMA query_only = 0"); err != nil && rerr == nil {
-						rerr = err
-					}
-				}()
+			if !readOnly {
+				q, args = q+", pg_advisory_xact_lock_shared("+tenantWriteLock+")", append(args, tenant)
 			}
-			return fn(ctx, &tx{s: s, db: btx, tenant: tenant, write: !readOnly})
-		})
+			if _, err := btx.ExecContext(ctx, q, args...); err != nil {
+				return err
+			}
+		}
+		if readOnly && !s.postgres && db == s.write {
+			// One connection (OneConnection): it is query-only for
+			// the read's duration, as the read pool's always are.
+			if _, err := btx.ExecContext(ctx, "PRAGMA query_only = 1"); err != nil {
+				return err
+			}
+			defer func() {
+				if _, err := btx.ExecContext(context.WithoutCancel(ctx), "PRAGMA query_only = 0"); err != nil && rerr == nil {
+					rerr = err
+				}
+			}()
+		}
+		return fn(ctx, &tx{s: s, db: btx, tenant: tenant, write: !readOnly})
 	})
 }
+
+// tenantWriteLock is the advisory lock key of a tenant's writes on
+// Postgres (its one argument the tenant): every write transaction holds it
+// shared, and each batch of an erase (EraseBatch) exclusively, so the
+// batch that finds no row of the tenant left is still true when it
+// commits. TouchLive takes none: it inserts only beside the session row it
+// updated, whose row lock an erase deleting the row waits for. The key
+// names the schema, as migration 011's trim lock does: advisory locks are
+// the database's, and another schema's store may hold a tenant of the
+// same name.
+const tenantWriteLock = "hashtextextended(format('baton_tenant_writes %I %s', current_schema(), ?::text), 0)"
 
 // retry runs fn again when the database answered busy, a serialization
 // failure or a deadlock: the transaction rolled back whole, so running it

@@ -199,6 +199,7 @@ func testExport(t *testing.T, h Harness) {
 		wantCode(t, err, continuity.CodeInvalid)
 	})
 
+	t.Run("OneInstantWhileWritesCommit", func(t *testing.T) { t.Parallel(); testExportSnapshot(t, h) })
 	t.Run("ImportRefusesBadLines", func(t *testing.T) { t.Parallel(); testImportRefuses(t, h) })
 	t.Run("ImportFieldRules", func(t *testing.T) { t.Parallel(); testImportFieldRules(t, h) })
 	t.Run("ImportParamsRules", func(t *testing.T) { t.Parallel(); testImportParamsRules(t, h) })
@@ -264,6 +265,98 @@ func testExport(t *testing.T, h Harness) {
 			t.Errorf("tenant-c holds %d rows that are not one export's", total(rawRows(t, g, "tenant-c")))
 		}
 	})
+}
+
+// testExportSnapshot: writes of the tenant commit while its export runs,
+// issued from the export's own writer as it writes the first line of a
+// table (so after the tables before it were read): a conversation opened
+// with its prompt when the export reaches memories (its session row falls
+// in a table already read, its prompt and ledger lines in tables not yet
+// read), a memory remembered meanwhile (its row in the table being read,
+// its event in the next), and ledger lines appended past the first page
+// of the ledger. Read table by table, the export held a prompt whose
+// session it lacked, an event whose memory it lacked, and lines appended
+// after it began. It must be the tenant as of one instant: byte for byte
+// the export taken before the writes, whose import succeeds; the writes
+// are all committed after it, and the next export holds them. The writes
+// carry a deadline: one that waited for the export (a store of one
+// connection holding it) fails the case instead of hanging it.
+func testExportSnapshot(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	populate(t, f, tenantA, 2, continuity.ExportPageSize+10)
+	want, wantRes := exportOf(t, f, tenantA)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	var writeErr error
+	writes := map[string]func() error{
+		continuity.TableMemories: func() error {
+			run, err := f.svc.Open(ctx, tenantA, startup("during-the-export"))
+			if err != nil {
+				return err
+			}
+			if _, err := f.svc.RecordPrompt(ctx, tenantA, agent, "during-the-export", "a prompt written during the export"); err != nil {
+				return err
+			}
+			_, err = f.svc.Remember(ctx, tenantA, remember(continuity.KindNote, "meanwhile", "remembered during the export", "baton", run.SessionRunID.String()))
+			return err
+		},
+		continuity.TableLedger: func() error {
+			return f.store.Write(ctx, tenantA, func(ctx context.Context, tx continuity.Tx) error {
+				lines := make([]continuity.LedgerEntry, continuity.ExportPageSize)
+				for i := range lines {
+					lines[i] = continuity.LedgerEntry{ID: newID(), Event: "test.during", At: f.clock.Now(), Fields: map[string]string{}}
+				}
+				return tx.AppendLedger(ctx, 0, lines...)
+			})
+		},
+	}
+	var got bytes.Buffer
+	w := lineWriter{w: &got, line: func(line []byte) {
+		for table, write := range writes {
+			if writeErr == nil && bytes.HasPrefix(line, []byte(`{"table":"`+table+`"`)) {
+				delete(writes, table)
+				writeErr = write()
+			}
+		}
+	}}
+	res, err := f.svc.Export(ctx, tenantA, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if writeErr != nil || len(writes) != 0 {
+		t.Fatalf("the writes during the export: %v (%d not run)", writeErr, len(writes))
+	}
+	same(t, "the rows exported while the writes committed", res.Rows, wantRes.Rows)
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Errorf("the export taken while writes committed is not the tenant as of one instant: %s", diffLine(want, got.Bytes()))
+	}
+	g := newFixture(t, h)
+	if _, err := g.svc.Restore(t.Context(), tenantA, bytes.NewReader(got.Bytes())); err != nil {
+		t.Errorf("the import of the export taken while writes committed: %v", err)
+	}
+	_, after := exportOf(t, f, tenantA)
+	for _, table := range []string{continuity.TableSessions, continuity.TableMemories, continuity.TableMemoryEvents, continuity.TablePrompts} {
+		if after.Rows[table] <= wantRes.Rows[table] {
+			t.Errorf("the export after the writes holds %d rows of %s, want more than the %d before", after.Rows[table], table, wantRes.Rows[table])
+		}
+	}
+	if after.Rows[continuity.TableLedger] < wantRes.Rows[continuity.TableLedger]+continuity.ExportPageSize {
+		t.Errorf("the export after the writes holds %d ledger lines, want the %d appended beside the %d before",
+			after.Rows[continuity.TableLedger], continuity.ExportPageSize, wantRes.Rows[continuity.TableLedger])
+	}
+}
+
+// lineWriter passes each write on to w after calling line with it: an
+// export writes one whole line per write.
+type lineWriter struct {
+	w    io.Writer
+	line func([]byte)
+}
+
+func (l lineWriter) Write(p []byte) (int, error) {
+	l.line(p)
+	return l.w.Write(p)
 }
 
 // testImportRacingWrites: an import into an empty tenant is held, after it
@@ -683,6 +776,75 @@ func testErase(t *testing.T, h Harness) {
 		left := rawRows(t, f, tenantA)
 		if !res.Complete || total(left) != 0 || res.Deleted != 1 {
 			t.Errorf("the erase = %+v and left %v, want it complete with the one row deleted", res, left)
+		}
+		same(t, "tenant B's raw counts", rawRows(t, f, tenantB), beforeB)
+	})
+
+	// A write of the tenant still open when the erase starts: what the
+	// erase reports holds at its commit. A write that commits before the
+	// erase does is erased with the rest; one that commits after it is a
+	// new write, left whole. The write holds its transaction open until
+	// the erase has returned, or half a second (a store whose erase waits
+	// for it, or whose writers take turns, holds the erase until then).
+	// On Postgres the last batch found no row (the write's were not yet
+	// committed), then waited on the tenant's ledger count, which the
+	// write's append had locked; the write committed, and the erase went
+	// on to report itself complete with the write's memory and ledger
+	// line still there, committed before it.
+	t.Run("AWriteCommittingDuringTheLastBatch", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		populate(t, f, tenantA, 1, 5)
+		populate(t, f, tenantB, 1, 0)
+		all, beforeB := total(rawRows(t, f, tenantA)), rawRows(t, f, tenantB)
+		now := f.clock.Now()
+		m := memoryRow(now)
+		line := continuity.LedgerEntry{ID: newID(), Event: "test.during", At: now, Fields: map[string]string{}}
+		written, erased := make(chan struct{}), make(chan struct{})
+		order := make(chan string, 2) // who returned first
+		writer := make(chan error, 1)
+		go func() {
+			err := f.store.Write(ctx, tenantA, func(ctx context.Context, tx continuity.Tx) error {
+				if err := tx.InsertMemory(ctx, &m); err != nil {
+					return err
+				}
+				if err := tx.AppendLedger(ctx, 0, line); err != nil {
+					return err
+				}
+				close(written)
+				select {
+				case <-erased:
+				case <-time.After(500 * time.Millisecond):
+				}
+				return nil
+			})
+			order <- "the write"
+			writer <- err
+		}()
+		select {
+		case <-written:
+		case err := <-writer:
+			t.Fatalf("the write: %v", err)
+		}
+		res, err := f.svc.Erase(ctx, tenantA, continuity.EraseParams{})
+		order <- "the erase"
+		close(erased)
+		if err := <-writer; err != nil {
+			t.Fatalf("the write: %v", err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		left := rawRows(t, f, tenantA)
+		switch first := <-order; first {
+		case "the write":
+			if !res.Complete || total(left) != 0 || res.Deleted != all+2 {
+				t.Errorf("the write committed before the erase returned; the erase = %+v and left %v, want it complete with the %d rows and the write's 2 deleted", res, left, all)
+			}
+		default:
+			if !res.Complete || res.Deleted != all || total(left) != 2 || left["memories"] != 1 || left["ledger"] != 1 {
+				t.Errorf("the write committed after the erase; the erase = %+v and left %v, want it complete with %d rows deleted and the write's memory and line alone left", res, left, all)
+			}
 		}
 		same(t, "tenant B's raw counts", rawRows(t, f, tenantB), beforeB)
 	})

@@ -476,12 +476,12 @@ func txRead(t *testing.T, f *fixture) {
 	}
 }
 
-// txClose: after Close, Write and Read fail (internal) without running fn.
+// txClose: after Close, Write, Read and Snapshot fail (internal) without running fn.
 func txClose(t *testing.T, f *fixture) {
 	if err := f.store.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	for name, run := range map[string]func(context.Context, string, txFunc) error{"Write": f.store.Write, "Read": f.store.Read} {
+	for name, run := range map[string]func(context.Context, string, txFunc) error{"Write": f.store.Write, "Read": f.store.Read, "Snapshot": f.store.Snapshot} {
 		ran := false
 		err := run(t.Context(), tenantA, func(context.Context, continuity.Tx) error { ran = true; return nil })
 		if continuity.ErrorCode(err) != continuity.CodeInternal || ran {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -57,6 +58,65 @@ func init() {
 		return rowIDs(ofConversation(t, f, tenant, agent, "s1", continuity.Tx.Prompts))
 	})
 	txContract["EraseBatch"] = txEraseBatch
+	txContract["Snapshot"] = txSnapshot
+}
+
+// txSnapshot: a Snapshot reads one snapshot however long it runs; a write
+// issued from inside it, on another transaction, commits at once (a store
+// of one connection too: it never waits for the snapshot) and the snapshot
+// does not see it, nor a write method of its own, which fails (internal)
+// and changes nothing; a bad tenant is refused before fn runs.
+func txSnapshot(t *testing.T, f *fixture) {
+	now := f.clock.Now()
+	before := newConversation("s1", now)
+	inWrite(t, f, tenantA, before.write)
+	during := newConversation("s2", now)
+	// A write that waited for the snapshot would wait for ever: it has
+	// a deadline, and failing it fails the case.
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	var ownWrite error
+	err := f.store.Snapshot(ctx, tenantA, func(ctx context.Context, tx continuity.Tx) error {
+		if _, err := tx.SessionByID(ctx, before.session.ID); err != nil {
+			return err
+		}
+		if err := f.store.Write(ctx, tenantA, during.write); err != nil {
+			return fmt.Errorf("the write issued inside the snapshot: %w", err)
+		}
+		_, err := tx.SessionByID(ctx, during.session.ID)
+		wantCode(t, err, continuity.CodeNotFound)
+		ms, err := tx.MemoriesAfter(ctx, uuid.Nil, 0)
+		if err != nil {
+			return err
+		}
+		if len(ms) != 1 || ms[0].ID != before.memory.ID {
+			t.Errorf("the snapshot read memories %v, want the one written before it alone", rowIDs(ms))
+		}
+		m := memoryRow(now)
+		ownWrite = tx.InsertMemory(ctx, &m)
+		return ownWrite
+	})
+	if continuity.ErrorCode(ownWrite) != continuity.CodeInternal || continuity.ErrorCode(err) != continuity.CodeInternal {
+		t.Fatalf("InsertMemory inside Snapshot returned %v (Snapshot: %v), want internal", ownWrite, err)
+	}
+	inRead(t, f, tenantA, func(ctx context.Context, tx continuity.Tx) error {
+		if _, err := tx.SessionByID(ctx, during.session.ID); err != nil {
+			t.Errorf("the session written inside the snapshot, after it: %v", err)
+		}
+		ms, err := tx.MemoriesAfter(ctx, uuid.Nil, 0)
+		if err == nil && len(ms) != 2 {
+			t.Errorf("after the snapshot tenant A holds %d memories, want the two conversations'", len(ms))
+		}
+		return err
+	})
+
+	for _, tenant := range []string{"", "bad\x00tenant"} {
+		ran := false
+		err := f.store.Snapshot(ctx, tenant, func(context.Context, continuity.Tx) error { ran = true; return nil })
+		if _, ok := continuity.ErrorFields(err)["tenant"]; !ok || ran {
+			t.Errorf("Snapshot as %q: %v, fn ran %v; want invalid naming tenant and fn not run", tenant, err, ran)
+		}
+	}
 }
 
 // keysetCase is the contract of an export page: A's rows, written out of
