@@ -38,8 +38,9 @@
 // file; a transaction that still meets a busy database, a serialization
 // failure or a deadlock is retried whole. Postgres writes run under Read
 // Committed: they lock the rows they read (FOR UPDATE) and serialize
-// per-project decisions and per-conversation prompt numbering with
-// pg_advisory_xact_lock. Its reads run read-only under Repeatable Read, one
+// per-project decisions, per-conversation prompt numbering and per-tenant
+// record numbering with pg_advisory_xact_lock; a conversation's Stop
+// excerpts are numbered under its session row's lock. Its reads run read-only under Repeatable Read, one
 // snapshot for all their statements, as SQLite's read transactions are.
 //
 // Files:
