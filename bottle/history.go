@@ -30,8 +30,13 @@ type StopExcerpt struct {
 	PromptNumber int `json:"promptNumber"`
 	// Text is the recorded excerpt.
 	Text string `json:"text"`
-	// Time is when the Stop happened.
+	// Time is when the Stop happened, by the clock of whoever recorded it.
 	Time time.Time `json:"time"`
+	// Seq is the order the Stops of the turn were recorded in (a higher
+	// one later), which a clock stepped back between two Stops does not
+	// reorder as it does their Times; 0 when unknown. A turn's excerpts
+	// read by Seq, those without one first, and by Time where Seq ties.
+	Seq int `json:"seq,omitempty"`
 }
 
 // Summary is a generated summary of the session. It is never the assistant's

@@ -448,7 +448,11 @@ func renderReconstructed(p Page, now time.Time) Result {
 	sort.SliceStable(prompts, func(a, b int) bool { return prompts[a].Number < prompts[b].Number })
 	excerpts := append([]StopExcerpt(nil), r.StopExcerpts...)
 	sort.SliceStable(excerpts, func(a, b int) bool {
-		return byTurn(excerpts[a].PromptNumber, excerpts[a].Time, excerpts[b].PromptNumber, excerpts[b].Time)
+		x, y := excerpts[a], excerpts[b]
+		if x.PromptNumber == y.PromptNumber && x.Seq != y.Seq {
+			return x.Seq < y.Seq
+		}
+		return byTurn(x.PromptNumber, x.Time, y.PromptNumber, y.Time)
 	})
 	summaries := append([]Summary(nil), r.Summaries...)
 	sort.SliceStable(summaries, func(a, b int) bool {

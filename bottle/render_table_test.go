@@ -163,3 +163,40 @@ func TestRenderLadder(t *testing.T) {
 		}
 	}
 }
+
+// TestReconstructedStopOrder: a turn's Stop excerpts read in the order they
+// were recorded (Seq), whatever their Times say; those without a Seq first,
+// by Time, and turns by number.
+func TestReconstructedStopOrder(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		excerpts []StopExcerpt
+		want     []string
+	}{
+		{"by Seq, the second stamped before the first", []StopExcerpt{
+			{PromptNumber: 1, Text: "two", Time: t0, Seq: 2}, {PromptNumber: 1, Text: "one", Time: t0.Add(time.Minute), Seq: 1}}, []string{"one", "two"}},
+		{"by Seq at one instant", []StopExcerpt{
+			{PromptNumber: 1, Text: "two", Time: t0, Seq: 2}, {PromptNumber: 1, Text: "one", Time: t0, Seq: 1}}, []string{"one", "two"}},
+		{"without a Seq, by Time", []StopExcerpt{
+			{PromptNumber: 1, Text: "two", Time: t0.Add(time.Microsecond)}, {PromptNumber: 1, Text: "one", Time: t0}}, []string{"one", "two"}},
+		{"without a Seq before one with", []StopExcerpt{
+			{PromptNumber: 1, Text: "two", Time: t0, Seq: 1}, {PromptNumber: 1, Text: "one", Time: t0.Add(time.Hour)}}, []string{"one", "two"}},
+		{"turns by number before Seq", []StopExcerpt{
+			{PromptNumber: 2, Text: "two", Time: t0, Seq: 1}, {PromptNumber: 1, Text: "one", Time: t0.Add(time.Hour), Seq: 2}}, []string{"one", "two"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := Record{SessionID: "s1", Prompts: []Prompt{{Number: 1, Text: "p1", Time: t0}, {Number: 2, Text: "p2", Time: t0}},
+				StopExcerpts: tc.excerpts}
+			md := string(Render(Page{SessionID: "s1", Record: &rec}, t0.Add(2*time.Hour)).Markdown)
+			last := -1
+			for _, w := range tc.want {
+				i := strings.Index(md, "> "+w)
+				if i <= last {
+					t.Fatalf("%q not in order %q:\n%s", w, tc.want, md)
+				}
+				last = i
+			}
+		})
+	}
+}

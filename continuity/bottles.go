@@ -1,7 +1,6 @@
 package continuity
 
 import (
-	"bytes"
 	"context"
 	"maps"
 	"slices"
@@ -198,12 +197,15 @@ func (s *Service) forgetHistory(ctx context.Context, tenant, agent, sessionID st
 	})
 }
 
-// afterClear reports whether an excerpt of id was recorded after the clear
-// whose newest earlier excerpt is cleared (uuid.Nil: none). Excerpt ids are
-// UUIDv7, so their byte order is the order they were recorded in, the order
-// the store keeps and trims them by.
-func afterClear(id, cleared uuid.UUID) bool {
-	return bytes.Compare(id[:], cleared[:]) > 0
+// sinceClear returns the excerpts (in the order they were written, as
+// StopExcerpts reads them) recorded after the clear whose newest earlier
+// excerpt is cleared (uuid.Nil: none): those after it. Not its id's order,
+// which is the writing clock's. An excerpt the store no longer holds was
+// trimmed, and a trim drops the oldest first: every excerpt left came
+// after it.
+func sinceClear(excerpts []StopExcerpt, cleared uuid.UUID) []StopExcerpt {
+	i := slices.IndexFunc(excerpts, func(e StopExcerpt) bool { return e.ID == cleared })
+	return excerpts[i+1:]
 }
 
 func (m *BottleMarker) bottleMarker() bottle.Marker {
@@ -248,12 +250,12 @@ func (s *Service) SessionHistory(ctx context.Context, tenant, agent, sessionID s
 		if err != nil {
 			return err
 		}
-		excerpts = slices.DeleteFunc(excerpts, func(e StopExcerpt) bool { return !afterClear(e.ID, cleared.ClearedThroughExcerpt) })
+		excerpts = sinceClear(excerpts, cleared.ClearedThroughExcerpt)
 		// Between trims a conversation may hold a few more than the
 		// bound (ExcerptTrimEvery): the newest are read.
 		excerpts = excerpts[max(0, len(excerpts)-MaxStopExcerpts):]
 		for _, e := range excerpts {
-			rec.StopExcerpts = append(rec.StopExcerpts, bottle.StopExcerpt{PromptNumber: promptOf(prompts, e), Text: e.Text, Time: e.At})
+			rec.StopExcerpts = append(rec.StopExcerpts, bottle.StopExcerpt{PromptNumber: promptOf(prompts, e), Text: e.Text, Time: e.At, Seq: e.Seq})
 		}
 		return nil
 	})

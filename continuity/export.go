@@ -22,13 +22,13 @@ import (
 	"github.com/google/uuid"
 )
 
-// The export format, version 2: JSON lines (one JSON object per line, each
+// The export format, version 3: JSON lines (one JSON object per line, each
 // ended by "\n", UTF-8). An import also reads lines ended by "\r\n", a
 // last line without its end, and a byte order mark before the header.
 //
 // The first line is the header, an ExportHeader:
 //
-//	{"format":"baton.export","version":2,"tenant":"local","exportedAt":"2026-11-30T09:00:00Z"}
+//	{"format":"baton.export","version":3,"tenant":"local","exportedAt":"2026-11-30T09:00:00Z"}
 //
 // Every other line is one row, an ExportLine:
 //
@@ -59,10 +59,13 @@ import (
 // every version from OldestExportVersion on, refusing in an older
 // version's rows a member a later one added. Version 2 added
 // stop_excerpts' promptNumber (the turn the Stop ended): a version 1
-// excerpt has none, and pairs with its prompt by time.
+// excerpt has none, and pairs with its prompt by time. Version 3 added the
+// seq of records and stop_excerpts (the order they were written in): the
+// rows of an older version have none, and the import numbers them in the
+// order it reads them, which is id order, the order they were kept in.
 const (
 	ExportFormat  = "baton.export"
-	ExportVersion = 2
+	ExportVersion = 3
 	// OldestExportVersion is the oldest version an import reads.
 	OldestExportVersion = 1
 	// MaxExportLineBytes bounds one line an import reads.
@@ -704,7 +707,8 @@ var exportTables = []exportTable{
 			e.check(f, "row.", textRule.stored)
 			reasonText.stored(f, "row.reason", r.Reason)
 		},
-		insert: func(ctx context.Context, tx Tx, r *Record) error { return tx.InsertRecord(ctx, r) }},
+		insert: func(ctx context.Context, tx Tx, r *Record) error { return tx.InsertRecord(ctx, r) },
+		added:  map[string]int{"seq": 3}},
 	table[BottleMarker, [2]string]{table: TableBottles,
 		page: func(tx Tx, ctx context.Context, after [2]string, limit int) ([]BottleMarker, error) {
 			return tx.BottleMarkersAfter(ctx, after[0], after[1], limit)
@@ -753,7 +757,7 @@ var exportTables = []exportTable{
 			}
 		},
 		insert: func(ctx context.Context, tx Tx, r *StopExcerpt) error { return tx.InsertStopExcerpt(ctx, 0, r) },
-		added:  map[string]int{"promptNumber": 2}},
+		added:  map[string]int{"promptNumber": 2, "seq": 3}},
 	table[LedgerEntry, uuid.UUID]{table: TableLedger, page: Tx.Ledger, key: func(r *LedgerEntry) uuid.UUID { return r.ID },
 		check: func(r *LedgerEntry, f map[string]string) {
 			needID(f, "row.id", r.ID)

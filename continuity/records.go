@@ -56,6 +56,13 @@ type Record struct {
 	// Reason is the harness's trigger (PreCompact) or reason (SessionEnd).
 	Reason    string    `json:"reason,omitempty"`
 	CreatedAt time.Time `json:"createdAt"`
+	// Seq is the record's place in the order the tenant's records were
+	// written (1 the first), which the store assigns as it inserts the
+	// record, whatever the writer's clock (and so CreatedAt and the id)
+	// says; an insert given one keeps it (an import's replay). 0 on a row
+	// written before baton numbered them: such rows order by id, before
+	// every numbered one.
+	Seq int `json:"seq,omitempty"`
 }
 
 // TaskName returns the record's task, or NoTask.
@@ -74,7 +81,8 @@ type RecordQuery struct {
 	Agent     string       `json:"agent,omitempty"`
 	SessionID string       `json:"sessionId,omitempty"`
 	Kinds     []RecordKind `json:"kinds,omitempty"`
-	// Before is a keyset cursor: only records with a smaller id.
+	// Before is a keyset cursor: only records written before the record of
+	// that id (in the order Records lists them).
 	Before uuid.UUID `json:"before,omitzero"`
 	Limit  int       `json:"limit,omitempty"`
 }

@@ -264,17 +264,25 @@ type Tx interface {
 	LastPrompt(ctx context.Context, agent, sessionID string) (p Prompt, ok bool, err error)
 	// InsertStopExcerpt records the last assistant message seen at a Stop,
 	// its PromptNumber as given (nil stays unrecorded), and keeps only the
-	// conversation's newest keep excerpts by id; keep below 1 keeps them
-	// all, as for AppendLedger. conflict when e.ID exists.
+	// conversation's newest keep excerpts in write order; keep below 1
+	// keeps them all, as for AppendLedger. It numbers the excerpt (e.Seq,
+	// unless given) after the conversation's newest, under the lock of the
+	// conversation's session row held to the end of the transaction, so
+	// concurrent writers neither share a number nor take them in the
+	// opposite order of their commits. conflict when e.ID exists.
 	InsertStopExcerpt(ctx context.Context, keep int, e *StopExcerpt) error
-	// StopExcerpts returns a conversation's Stop excerpts in id order,
-	// oldest first.
+	// StopExcerpts returns a conversation's Stop excerpts in the order they
+	// were written (Seq; the rows without one first, by id), oldest first.
 	StopExcerpts(ctx context.Context, agent, sessionID string) ([]StopExcerpt, error)
 
-	// InsertRecord appends a checkpoint or handover; conflict when its id
-	// exists. Records are never changed or deleted.
+	// InsertRecord appends a checkpoint or handover, numbering it (r.Seq,
+	// unless given) after the tenant's newest under a per-tenant lock held
+	// to the end of the transaction, as InsertStopExcerpt numbers
+	// excerpts; conflict when its id exists. Records are never changed or
+	// deleted.
 	InsertRecord(ctx context.Context, r *Record) error
-	// Records lists records matching the query, newest (highest id) first.
+	// Records lists records matching the query, the last written first
+	// (highest Seq; the rows without one after them, highest id first).
 	Records(ctx context.Context, q RecordQuery) ([]Record, error)
 
 	// The doctor's reads: bounded aggregates of what was written, never
@@ -357,7 +365,8 @@ type SessionTouch struct {
 	// conversation's newest Stop excerpt; its tenant, agent and session
 	// are the touch's, its At is Now, and its PromptNumber the
 	// conversation's newest prompt number (0 before any prompt), read by
-	// the statement or transaction that inserts it (migration 018).
+	// the statement or transaction that inserts it (migration 018), as its
+	// Seq is numbered after the conversation's newest (migration 019).
 	StopExcerpt *StopExcerpt
 	// KeepExcerpts and TrimEvery bound the conversation's excerpts after
 	// that insert: every excerpt older than the newest

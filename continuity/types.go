@@ -293,4 +293,11 @@ type StopExcerpt struct {
 	// another replica's) may stamp before the prompt's. Nil on a row
 	// written before baton recorded it: such a row pairs by time.
 	PromptNumber *int `json:"promptNumber,omitempty"`
+	// Seq is the excerpt's place in the order its conversation's excerpts
+	// were written (1 the first), which the store assigns as it inserts
+	// the excerpt, whatever the clocks stamped (At) or the id says; an
+	// insert given one keeps it (an import's replay). 0 on a row written
+	// before baton numbered them: such rows order by id, before every
+	// numbered one.
+	Seq int `json:"seq,omitempty"`
 }

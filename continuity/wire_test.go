@@ -107,7 +107,7 @@ func wireCases() []struct {
 		GitCommit: "0a1b2c3d", GitBranch: "main", BottlePath: "/b/s-1.md"}
 	record := continuity.Record{ID: wEvent, Tenant: "acme", Kind: continuity.RecordHandover, Agent: "claude-code", SessionID: "s-1",
 		SessionRunID: wRun, Project: "baton", Task: "t-1", Objective: "Ship the API.", State: "Tests pass.", NextAction: "Merge.",
-		GitCommit: "0a1b2c3d", GitBranch: "main", BottlePath: "/b/s-1.md", Reason: "exit", CreatedAt: wT1}
+		GitCommit: "0a1b2c3d", GitBranch: "main", BottlePath: "/b/s-1.md", Reason: "exit", CreatedAt: wT1, Seq: 7}
 	return []struct {
 		name string
 		v    any
@@ -189,13 +189,13 @@ func wireCases() []struct {
 		{"Prompt/full", continuity.Prompt{ID: wEvent, Tenant: "acme", Agent: "claude-code", SessionID: "s-1", Number: 1,
 			Text: "Fix the wire shapes.", Truncated: true, At: wT0}},
 		{"StopExcerpt/full", continuity.StopExcerpt{ID: wEvent, Tenant: "acme", Agent: "claude-code", SessionID: "s-1", Text: "Done.", Truncated: true, At: wT1,
-			PromptNumber: ptr(1)}},
+			PromptNumber: ptr(1), Seq: 3}},
 		{"bottle.Marker/least", bottle.Marker{SessionID: "s-1", Path: "/b/s-1.md", Mode: bottle.ModeFull}},
 		{"bottle.Marker/full", bottle.Marker{SessionID: "s-1", Path: "/b/s-1.md", Gap: 2, Mode: bottle.ModeReconstructed, Task: "Fix the wire shapes.", ArmedAt: wT0}},
 		{"bottle.Record/unknown", bottle.Record{SessionID: "s-1"}},
 		{"bottle.Record/full", bottle.Record{SessionID: "s-1", Project: "baton", Started: wT0, Compactions: 1,
 			Prompts:      []bottle.Prompt{{Number: 1, Text: "Fix the wire shapes.", Truncated: true, Time: wT0}},
-			StopExcerpts: []bottle.StopExcerpt{{PromptNumber: 1, Text: "Done.", Time: wT1}},
+			StopExcerpts: []bottle.StopExcerpt{{PromptNumber: 1, Text: "Done.", Time: wT1, Seq: 3}},
 			Summaries:    []bottle.Summary{{PromptNumber: 1, Text: "The wire shapes were fixed.", Time: wT1}}}},
 
 		{"EventParams/least", ev},

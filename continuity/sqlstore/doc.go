@@ -38,10 +38,11 @@
 // file; a transaction that still meets a busy database, a serialization
 // failure or a deadlock is retried whole. Postgres writes run under Read
 // Committed: they lock the rows they read (FOR UPDATE) and serialize
-// per-project decisions and per-conversation prompt numbering with
-// pg_advisory_xact_lock; every write transaction holds its tenant's write
-// lock shared, which each erase batch takes exclusively.
-// Its reads run read-only under Repeatable Read, one
+// per-project decisions, per-conversation prompt numbering and per-tenant
+// record numbering with pg_advisory_xact_lock; a conversation's Stop
+// excerpts are numbered under its session row's lock; every write
+// transaction holds its tenant's write lock shared, which each erase batch
+// takes exclusively. Its reads run read-only under Repeatable Read, one
 // snapshot for all their statements, as SQLite's read transactions are.
 // Snapshot (an export) is such a read that holds no lock a writer waits
 // for, for as long as it lasts: a SQLite store of one connection opens a

@@ -134,5 +134,5 @@ func (m *promptModel) prompt() continuity.Prompt {
 
 func (m *excerptModel) excerpt() continuity.StopExcerpt {
 	return continuity.StopExcerpt{ID: m.ID, Tenant: m.UserID, Agent: m.Agent, SessionID: m.SessionID, Text: m.Text, Truncated: m.Truncated, At: utc(m.At),
-		PromptNumber: m.PromptNumber}
+		PromptNumber: m.PromptNumber, Seq: m.Seq}
 }

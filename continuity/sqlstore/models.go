@@ -266,6 +266,8 @@ type recordModel struct {
 	BottlePath   *string   `bun:"bottle_path"`
 	Reason       *string   `bun:"reason"`
 	CreatedAt    time.Time `bun:"created_at"`
+	// Seq is migration 019's write order.
+	Seq int `bun:"seq"`
 }
 
 func toRecordModel(r *continuity.Record, tenant string) *recordModel {
@@ -273,7 +275,7 @@ func toRecordModel(r *continuity.Record, tenant string) *recordModel {
 		ID: r.ID, UserID: tenant, Kind: string(r.Kind), Agent: r.Agent, SessionID: r.SessionID, SessionRunID: r.SessionRunID,
 		Project: nullString(r.Project), Task: nullString(r.Task), Objective: r.Objective, State: r.State, NextAction: r.NextAction,
 		GitCommit: nullString(r.GitCommit), GitBranch: nullString(r.GitBranch), BottlePath: nullString(r.BottlePath),
-		Reason: nullString(r.Reason), CreatedAt: utc(r.CreatedAt),
+		Reason: nullString(r.Reason), CreatedAt: utc(r.CreatedAt), Seq: r.Seq,
 	}
 }
 
@@ -283,7 +285,7 @@ func (m *recordModel) record() continuity.Record {
 		SessionRunID: m.SessionRunID, Project: fromNullString(m.Project), Task: fromNullString(m.Task),
 		Objective: m.Objective, State: m.State, NextAction: m.NextAction, GitCommit: fromNullString(m.GitCommit),
 		GitBranch: fromNullString(m.GitBranch), BottlePath: fromNullString(m.BottlePath), Reason: fromNullString(m.Reason),
-		CreatedAt: utc(m.CreatedAt),
+		CreatedAt: utc(m.CreatedAt), Seq: m.Seq,
 	}
 }
 
@@ -311,4 +313,6 @@ type excerptModel struct {
 	Truncated    bool      `bun:"truncated"`
 	At           time.Time `bun:"at"`
 	PromptNumber *int      `bun:"prompt_number"`
+	// Seq is migration 019's write order.
+	Seq int `bun:"seq"`
 }

@@ -20,7 +20,11 @@ import (
 // before its prompt under the turn before); the next Stop's excerpt,
 // stamped the same way, records its turn. On both backends, the Stops
 // through the live touch (baton_touch_live on Postgres).
-func TestExcerptPromptNumberMigration(t *testing.T) {
+func TestExcerptPromptNumberMigration(t *testing.T) { onBothBackends(t, testPromptNumberMigration) }
+
+// onBothBackends runs a migration's test on a fresh SQLite file and a
+// fresh Postgres schema, each by its DSN and a raw handle on it.
+func onBothBackends(t *testing.T, test func(t *testing.T, dsn string, raw *sql.DB)) {
 	t.Run("sqlite", func(t *testing.T) {
 		path := t.TempDir() + "/baton.db"
 		raw, err := sql.Open(sqliteshim.ShimName, path+"?_pragma=busy_timeout(10000)")
@@ -28,12 +32,12 @@ func TestExcerptPromptNumberMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { raw.Close() })
-		testPromptNumberMigration(t, path, raw)
+		test(t, path, raw)
 	})
 	t.Run("postgres", func(t *testing.T) {
 		st, dsn := sqltest.PostgresStore(t, sqltest.PostgresBase(t))
 		st.Close()
-		testPromptNumberMigration(t, dsn, sqltest.PostgresDB(t, dsn))
+		test(t, dsn, sqltest.PostgresDB(t, dsn))
 	})
 }
 

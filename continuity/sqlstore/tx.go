@@ -366,15 +366,9 @@ func (t *tx) BottleMarker(ctx context.Context, agent, sessionID string) (*contin
 }
 
 func (t *tx) AppendPrompt(ctx context.Context, p *continuity.Prompt) error {
-	if t.s.postgres {
-		// One bigint key (a key space apart from LockProject's two int4
-		// keys) hashed from the conversation's natural key, JSON-encoded so
-		// no two keys concatenate alike. A collision only over-serializes.
-		key := mustJSON([]string{t.tenant, p.Agent, p.SessionID})
-		if _, err := t.db.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", key); err != nil {
-			return translate(err)
-		}
-	} // SQLite: the immediate transaction already serializes writers.
+	if err := t.lockConversation(ctx, p.Agent, p.SessionID); err != nil {
+		return err
+	}
 	last, err := t.lastPromptNumber(ctx, p.Agent, p.SessionID)
 	if err != nil {
 		return err
@@ -392,6 +386,38 @@ func (t *tx) AppendPrompt(ctx context.Context, p *continuity.Prompt) error {
 	}
 	p.Number = m.Number
 	return nil
+}
+
+// lockConversation takes, on Postgres, the lock a conversation's prompts
+// are numbered under, held to the end of the transaction: one bigint key
+// (a key space apart from LockProject's two int4 keys) hashed from the
+// conversation's natural key, JSON-encoded so no two keys concatenate
+// alike. A collision only over-serializes. On SQLite the immediate
+// transaction already serializes writers.
+func (t *tx) lockConversation(ctx context.Context, agent, sessionID string) error {
+	if !t.s.postgres {
+		return nil
+	}
+	_, err := t.db.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", mustJSON([]string{t.tenant, agent, sessionID}))
+	return translate(err)
+}
+
+// lockExcerpts takes, on Postgres, the lock a conversation's Stop
+// excerpts are numbered under, held to the end of the transaction: its
+// session row's, which a live Stop's touch (baton_touch_live) holds from
+// its update to its commit; a conversation without a row, its prompts'
+// lock. On SQLite the immediate transaction already serializes writers.
+func (t *tx) lockExcerpts(ctx context.Context, agent, sessionID string) error {
+	if !t.s.postgres {
+		return nil
+	}
+	var rows int
+	err := t.db.NewRaw(`WITH l AS (SELECT 1 FROM agent_sessions WHERE user_id = ? AND agent = ? AND session_id = ? FOR NO KEY UPDATE)
+		SELECT count(*) FROM l`, t.tenant, agent, sessionID).Scan(ctx, &rows)
+	if err != nil || rows > 0 {
+		return translate(err)
+	}
+	return t.lockConversation(ctx, agent, sessionID)
 }
 
 // lastPromptNumber is the conversation's newest prompt number, 0 before
@@ -426,25 +452,35 @@ func (t *tx) LastPrompt(ctx context.Context, agent, sessionID string) (continuit
 }
 
 func (t *tx) InsertStopExcerpt(ctx context.Context, keep int, e *continuity.StopExcerpt) error {
+	if err := t.lockExcerpts(ctx, e.Agent, e.SessionID); err != nil {
+		return err
+	}
 	m := &excerptModel{ID: e.ID, UserID: t.tenant, Agent: e.Agent, SessionID: e.SessionID, Text: e.Text, Truncated: e.Truncated, At: utc(e.At),
-		PromptNumber: e.PromptNumber}
-	if _, err := t.db.NewInsert().Model(m).Exec(ctx); err != nil {
+		PromptNumber: e.PromptNumber, Seq: e.Seq}
+	q := t.db.NewInsert().Model(m)
+	if e.Seq == 0 {
+		q = q.Value("seq", "(SELECT COALESCE(MAX(seq), 0) + 1 FROM stop_excerpts WHERE user_id = ? AND agent = ? AND session_id = ?)",
+			t.tenant, e.Agent, e.SessionID)
+	}
+	if _, err := q.Returning("seq").Exec(ctx); err != nil {
 		return translate(err)
 	}
+	e.Seq = m.Seq
 	if keep <= 0 {
 		return nil // as AppendLedger: no bound
 	}
-	// Bounded per conversation: drop every excerpt older than the keep-th newest.
+	// Bounded per conversation: drop every excerpt older than the keep-th
+	// newest, in write order.
 	if t.s.postgres {
-		// As the ledger's trim: a function of migration 002 deletes.
+		// As the ledger's trim: a function of migration 002 (019's) deletes.
 		_, err := t.db.ExecContext(ctx, "SELECT baton_trim_stop_excerpts(?, ?, ?)", e.Agent, e.SessionID, keep)
 		return translate(err)
 	}
 	_, err := t.db.NewDelete().TableExpr("stop_excerpts").
 		Where("user_id = ?", t.tenant).Where("agent = ?", e.Agent).Where("session_id = ?", e.SessionID).
-		Where("id < (?)", t.db.NewSelect().TableExpr("stop_excerpts").Column("id").
+		Where("seq < (?)", t.db.NewSelect().TableExpr("stop_excerpts").Column("seq").
 			Where("user_id = ?", t.tenant).Where("agent = ?", e.Agent).Where("session_id = ?", e.SessionID).
-			OrderExpr("id DESC").Limit(1).Offset(int64(keep-1))).
+			OrderExpr("seq DESC").Limit(1).Offset(int64(keep-1))).
 		Exec(ctx)
 	return translate(err)
 }
@@ -452,15 +488,31 @@ func (t *tx) InsertStopExcerpt(ctx context.Context, keep int, e *continuity.Stop
 func (t *tx) StopExcerpts(ctx context.Context, agent, sessionID string) ([]continuity.StopExcerpt, error) {
 	var ms []excerptModel
 	if err := t.db.NewSelect().Model(&ms).Where("user_id = ?", t.tenant).Where("agent = ?", agent).
-		Where("session_id = ?", sessionID).OrderExpr("id").Scan(ctx); err != nil {
+		Where("session_id = ?", sessionID).OrderExpr("seq, id").Scan(ctx); err != nil {
 		return nil, translate(err)
 	}
 	return convert(ms, (*excerptModel).excerpt), nil
 }
 
 func (t *tx) InsertRecord(ctx context.Context, r *continuity.Record) error {
-	_, err := t.db.NewInsert().Model(toRecordModel(r, t.tenant)).Exec(ctx)
-	return translate(err)
+	if t.s.postgres {
+		// The tenant's records are numbered under one advisory lock, its
+		// key naming the schema (advisory locks are the database's).
+		if _, err := t.db.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(format('baton_records %I %s', current_schema(), ?::text), 0))",
+			t.tenant); err != nil {
+			return translate(err)
+		}
+	} // SQLite: the immediate transaction already serializes writers.
+	m := toRecordModel(r, t.tenant)
+	q := t.db.NewInsert().Model(m)
+	if r.Seq == 0 {
+		q = q.Value("seq", "(SELECT COALESCE(MAX(seq), 0) + 1 FROM continuity_records WHERE user_id = ?)", t.tenant)
+	}
+	if _, err := q.Returning("seq").Exec(ctx); err != nil {
+		return translate(err)
+	}
+	r.Seq = m.Seq
+	return nil
 }
 
 func (t *tx) Records(ctx context.Context, q continuity.RecordQuery) ([]continuity.Record, error) {
@@ -472,7 +524,25 @@ func (t *tx) Records(ctx context.Context, q continuity.RecordQuery) ([]continuit
 	if len(q.Kinds) > 0 {
 		sq = sq.Where("kind IN (?)", bun.List(q.Kinds))
 	}
-	sq = newestFirst(sq, q.ByProject, q.Project, q.Agent, q.Before, q.Limit)
+	sq = byOwner(sq, q.ByProject, q.Project, q.Agent)
+	if q.Before != uuid.Nil {
+		// The records written before the cursor's; a cursor naming no
+		// record keeps its id's bound.
+		var cs []recordModel
+		if err := t.db.NewSelect().Model(&cs).Column("seq").Where("user_id = ?", t.tenant).Where("id = ?", q.Before).
+			Scan(ctx); err != nil {
+			return nil, translate(err)
+		}
+		if len(cs) == 1 {
+			sq = sq.Where("(seq < ? OR (seq = ? AND id < ?))", cs[0].Seq, cs[0].Seq, q.Before)
+		} else {
+			sq = sq.Where("id < ?", q.Before)
+		}
+	}
+	sq = sq.OrderExpr("seq DESC, id DESC")
+	if q.Limit > 0 {
+		sq = sq.Limit(int64(q.Limit))
+	}
 	if err := sq.Scan(ctx); err != nil {
 		return nil, translate(err)
 	}
@@ -492,11 +562,24 @@ func (t *tx) Sessions(ctx context.Context, q continuity.SessionQuery) ([]continu
 	return sessions(ms)
 }
 
-// newestFirst adds the filters a listing of records or sessions shares:
-// the project (byProject: "" matches rows without one), the agent ("" any),
+// newestFirst adds a listing of sessions' filters: the owner (byOwner),
 // the keyset (ids below before; uuid.Nil from the newest), newest first, at
 // most limit (below 1: no limit).
 func newestFirst(sq *bun.SelectQuery, byProject bool, project, agent string, before uuid.UUID, limit int) *bun.SelectQuery {
+	sq = byOwner(sq, byProject, project, agent)
+	if before != uuid.Nil {
+		sq = sq.Where("id < ?", before)
+	}
+	sq = sq.OrderExpr("id DESC")
+	if limit > 0 {
+		sq = sq.Limit(int64(limit))
+	}
+	return sq
+}
+
+// byOwner adds the project (byProject: "" matches rows without one) and
+// agent ("" any) filters of a listing.
+func byOwner(sq *bun.SelectQuery, byProject bool, project, agent string) *bun.SelectQuery {
 	if byProject {
 		if project == "" {
 			sq = sq.Where("project IS NULL")
@@ -506,13 +589,6 @@ func newestFirst(sq *bun.SelectQuery, byProject bool, project, agent string, bef
 	}
 	if agent != "" {
 		sq = sq.Where("agent = ?", agent)
-	}
-	if before != uuid.Nil {
-		sq = sq.Where("id < ?", before)
-	}
-	sq = sq.OrderExpr("id DESC")
-	if limit > 0 {
-		sq = sq.Limit(int64(limit))
 	}
 	return sq
 }

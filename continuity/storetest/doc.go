@@ -22,6 +22,7 @@
 //	briefing.go    each briefing section's own bounded read, precedence, boundaries; due dates
 //	bottle.go      the bottle marker claim, history and a degraded bottle from the store
 //	turns.go       the turn a Stop excerpt is filed under: by its recorded prompt number across a clock step, by time without one
+//	writeorder.go  what reads newest first is the last written, whatever the writers' clocks: trims, a turn's Stops, a clear, the newest handover, interleaved writers
 //	conversation.go what is kept per conversation: prompt numbers, bottle markers
 //	errors.go      driver errors translated to baton's codes; rollback
 //	ledger.go      receipts, lifecycle events, envelope, retention

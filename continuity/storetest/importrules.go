@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -83,9 +84,16 @@ func importMemory(edit func(*continuity.Memory)) any {
 	return m
 }
 
+// The header of an export of the current version, and its version member.
+var (
+	currentVersion = `"version":` + strconv.Itoa(continuity.ExportVersion)
+	currentHeader  = `{"format":"baton.export",` + currentVersion + `,"tenant":"x","exportedAt":"2026-11-30T09:00:00Z"}` + "\n"
+)
+
+// importRecord is the first record of its tenant (Seq 1), as edit leaves it.
 func importRecord(edit func(*continuity.Record)) any {
 	r := continuity.Record{ID: newID(), Kind: continuity.RecordHandover, Agent: agent, SessionID: "s1", SessionRunID: newID(),
-		Objective: "o", State: "s", NextAction: "n", CreatedAt: importAt}
+		Objective: "o", State: "s", NextAction: "n", CreatedAt: importAt, Seq: 1}
 	edit(&r)
 	return r
 }
@@ -100,8 +108,9 @@ func importPrompt(text string) any {
 	return continuity.Prompt{ID: newID(), Agent: agent, SessionID: "s1", Number: 1, Text: text, At: importAt}
 }
 
+// importExcerpt is the first excerpt of its conversation (Seq 1).
 func importExcerpt(text string) any {
-	return continuity.StopExcerpt{ID: newID(), Agent: agent, SessionID: "s1", Text: text, At: importAt}
+	return continuity.StopExcerpt{ID: newID(), Agent: agent, SessionID: "s1", Text: text, At: importAt, Seq: 1}
 }
 
 func importLedger(edit func(*continuity.LedgerEntry)) any {
@@ -280,7 +289,7 @@ func importRuleCases() []importCase {
 func testImportFieldRules(t *testing.T, h Harness) {
 	ctx := context.Background()
 	f := newFixture(t, h)
-	const header = `{"format":"baton.export","version":1,"tenant":"x","exportedAt":"2026-11-30T09:00:00Z"}` + "\n"
+	header := currentHeader
 	var cases []importCase
 	for _, tf := range importTextFields {
 		cases = append(cases, tf.textCases()...)
@@ -427,15 +436,15 @@ func testImportHostileFiles(t *testing.T, h Harness) {
 		}
 	}
 
-	const header = `{"format":"baton.export","version":1,"tenant":"x","exportedAt":"2026-11-30T09:00:00Z"}` + "\n"
+	header := currentHeader
 	prompt := exportLine(t, continuity.TablePrompts, importPrompt(sentinel), "p")
 	f := newFixture(t, h)
 	for _, tc := range []struct{ name, input, field string }{
 		{"a 10 MB line", header + exportLine(t, continuity.TablePrompts, importPrompt(sentinel), strings.Repeat("x", 10<<20)), "line 2"},
 		{"a byte order mark before a row", header + "\ufeff" + prompt, "line 2"},
 		{"a byte order mark alone", "\ufeff", "line 1"},
-		{"a version that is not an integer", strings.Replace(header, `"version":1`, `"version":1.5`, 1), "line 1: version"},
-		{"a version from the future", strings.Replace(header, `"version":1`, `"version":99`, 1) + prompt, "line 1: version"},
+		{"a version that is not an integer", strings.Replace(header, currentVersion, `"version":1.5`, 1), "line 1: version"},
+		{"a version from the future", strings.Replace(header, currentVersion, `"version":99`, 1) + prompt, "line 1: version"},
 		{"a blank line between rows", header + prompt + "\n" + exportLine(t, continuity.TablePrompts, importPrompt(sentinel), "q"), "line 3"},
 	} {
 		_, err := f.svc.Restore(ctx, tenantA, strings.NewReader(tc.input))
@@ -459,7 +468,7 @@ func testImportHostileFiles(t *testing.T, h Harness) {
 			ActorKind: continuity.ActorUserCLI, SessionRunID: id, CreatedAt: importAt}, ""),
 		exportLine(t, continuity.TableRecords, importRecord(func(r *continuity.Record) { r.ID, r.SessionRunID, r.SessionID = id, ghost, "ghost" }), ""),
 		exportLine(t, continuity.TablePrompts, continuity.Prompt{ID: id, Agent: agent, SessionID: "ghost", Number: 1, Text: "p", At: importAt}, ""),
-		exportLine(t, continuity.TableStopExcerpts, continuity.StopExcerpt{ID: id, Agent: agent, SessionID: "ghost", Text: "e", At: importAt}, ""),
+		exportLine(t, continuity.TableStopExcerpts, continuity.StopExcerpt{ID: id, Agent: agent, SessionID: "ghost", Text: "e", At: importAt, Seq: 1}, ""),
 		exportLine(t, continuity.TableLedger, importLedger(func(e *continuity.LedgerEntry) { e.ID, e.Session = id, "ghost" }), ""),
 	}
 	in := header + strings.Join(rows, "")

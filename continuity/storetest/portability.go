@@ -511,6 +511,12 @@ func testImportRefuses(t *testing.T, h Harness) {
 		{"a negative prompt number", header2 + "\n" + excerptLine(`,"promptNumber":-1`) + "\n", continuity.CodeInvalid, "line 2: row.promptNumber"},
 		{"a prompt number over 32 bits in an excerpt", header2 + "\n" + excerptLine(`,"promptNumber":3000000000`) + "\n", continuity.CodeInvalid, "line 2: row.promptNumber"},
 		{"a prompt number that is not an integer", header2 + "\n" + excerptLine(`,"promptNumber":"1"`) + "\n", continuity.CodeInvalid, "line 2: row.promptNumber"},
+		// Version 3 added the write order of excerpts and records.
+		{"a seq in a version 2 excerpt", header2 + "\n" + excerptLine(`,"seq":1`) + "\n", continuity.CodeInvalid, "line 2: row.seq"},
+		{"a seq in a version 2 record", header2 + "\n" + `{"table":"records","row":{"id":"` + id.String() + `","kind":"handover","agent":"claude-code","sessionId":"s1","sessionRunId":"` +
+			id2.String() + `","objective":"o","state":"s","nextAction":"n","createdAt":"2026-11-30T09:00:00Z","seq":1}}` + "\n", continuity.CodeInvalid, "line 2: row.seq"},
+		{"a negative seq", currentHeader + excerptLine(`,"seq":-1`) + "\n", continuity.CodeInvalid, "line 2: row.seq"},
+		{"a seq over 32 bits", currentHeader + excerptLine(`,"seq":3000000000`) + "\n", continuity.CodeInvalid, "line 2: row.seq"},
 		{"an unknown header member", `{"format":"baton.export","version":1,"tenant":"x","exportedAt":"2026-11-30T09:00:00Z","more":1}` + "\n", continuity.CodeInvalid, "line 1: more"},
 		{"a row that is not JSON", header + "\n" + `{"table":"ledger","row":{` + "\n", continuity.CodeInvalid, "line 2"},
 		{"two values on a line", header + "\n" + ledger(id, "") + "{}\n", continuity.CodeInvalid, "line 2"},
@@ -607,29 +613,65 @@ func testImportVersions(t *testing.T, h Harness) {
 			`","truncated":false,"at":"` + at + `"` + extra + `}}` + "\n"
 	}
 	prompts := prompt(1, "2026-11-30T09:00:00Z") + prompt(2, "2026-11-30T09:02:00Z")
+	record := func(objective, extra string) string {
+		return `{"table":"records","row":{"id":"` + newID().String() + `","kind":"handover","agent":"claude-code","sessionId":"s1","sessionRunId":"` +
+			newID().String() + `","project":"baton","objective":"` + objective + `","state":"s","nextAction":"n","createdAt":"2026-11-30T09:00:00Z"` + extra + `}}` + "\n"
+	}
 	for _, tc := range []struct {
 		name    string
 		version int
 		rows    string
 		want    map[string]int
+		// excerpts and records are the texts (objectives) in the order
+		// they read, each with its seq.
+		excerpts, records []textSeq
 	}{
-		{"version 1", 1, prompts + excerptRow("at prompt 2", "2026-11-30T09:02:00Z", "") + excerptRow("just before prompt 2", "2026-11-30T09:01:59.999999Z", ""),
-			map[string]int{"at prompt 2": 2, "just before prompt 2": 1}},
+		{"version 1", 1, record("one", "") + record("two", "") + prompts +
+			excerptRow("at prompt 2", "2026-11-30T09:02:00Z", "") + excerptRow("just before prompt 2", "2026-11-30T09:01:59.999999Z", ""),
+			map[string]int{"at prompt 2": 2, "just before prompt 2": 1},
+			[]textSeq{{"at prompt 2", 1}, {"just before prompt 2", 2}}, []textSeq{{"two", 2}, {"one", 1}}},
 		{"version 2", 2, prompts + excerptRow("numbered", "2026-11-30T09:01:59.999999Z", `,"promptNumber":2`) + excerptRow("unnumbered", "2026-11-30T09:01:59.999999Z", ""),
-			map[string]int{"numbered": 2, "unnumbered": 1}},
+			map[string]int{"numbered": 2, "unnumbered": 1},
+			[]textSeq{{"numbered", 1}, {"unnumbered", 2}}, nil},
+		// Version 3 carries the order they were written in, which their ids
+		// (the file's order) need not tell.
+		{"version 3", 3, record("written last", `,"seq":9`) + record("written first", `,"seq":4`) + prompts +
+			excerptRow("written last", "2026-11-30T09:02:00Z", `,"promptNumber":2,"seq":7`) + excerptRow("written first", "2026-11-30T09:02:00Z", `,"promptNumber":2,"seq":3`),
+			map[string]int{"written last": 2, "written first": 2},
+			[]textSeq{{"written first", 3}, {"written last", 7}}, []textSeq{{"written last", 9}, {"written first", 4}}},
 	} {
 		f := newFixture(t, h)
 		if _, err := f.svc.Restore(ctx, tenantA, strings.NewReader(header(tc.version)+tc.rows)); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		wantTurns(t, tc.name+": ", historyOf(t, f, "s1"), tc.want)
+		var excerpts, records []textSeq
+		for _, e := range ofConversation(t, f, tenantA, agent, "s1", continuity.Tx.StopExcerpts) {
+			excerpts = append(excerpts, textSeq{e.Text, e.Seq})
+		}
+		rs, err := f.svc.Records(ctx, tenantA, continuity.RecordQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			records = append(records, textSeq{r.Objective, r.Seq})
+		}
+		same(t, tc.name+": the excerpts in write order", excerpts, tc.excerpts)
+		same(t, tc.name+": the records, the last written first", records, tc.records)
 		b, _ := exportOf(t, f, tenantA)
 		head, rows, _ := bytes.Cut(b, []byte("\n"))
 		if !bytes.Contains(head, []byte(`"version":`+strconv.Itoa(continuity.ExportVersion)+`,`)) ||
-			bytes.Count(rows, []byte(`"promptNumber":`)) != strings.Count(tc.rows, `"promptNumber":`) {
+			bytes.Count(rows, []byte(`"promptNumber":`)) != strings.Count(tc.rows, `"promptNumber":`) ||
+			bytes.Count(rows, []byte(`"seq":`)) != len(tc.excerpts)+len(tc.records) {
 			t.Errorf("%s: exported again as\n%s", tc.name, b)
 		}
 	}
+}
+
+// textSeq is a row's text and its write order.
+type textSeq struct {
+	Text string
+	Seq  int
 }
 
 // slicesOf lists a map's keys.

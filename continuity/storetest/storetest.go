@@ -57,6 +57,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Briefing", func(t *testing.T) { testBriefing(t, h) })
 	t.Run("Bottle", func(t *testing.T) { testBottle(t, h) })
 	t.Run("ExcerptTurns", func(t *testing.T) { testExcerptTurns(t, h) })
+	t.Run("WriteOrder", func(t *testing.T) { testWriteOrder(t, h) })
 	t.Run("Conversation", func(t *testing.T) { testConversation(t, h) })
 	t.Run("BriefingSections", func(t *testing.T) { testBriefingSections(t, h) })
 	t.Run("TxErrors", func(t *testing.T) { testTxErrors(t, h) })

@@ -275,7 +275,7 @@ func newConversation(sid string, now time.Time) *conversation {
 			ActorKind: continuity.ActorUserCLI, SessionRunID: s.ID, CreatedAt: now},
 		marker:  bottleMarker(sid, "/b/"+sid+".md", 1, now),
 		prompt:  continuity.Prompt{ID: newID(), Tenant: tenantA, Agent: agent, SessionID: sid, Number: 1, Text: "p", At: now},
-		excerpt: continuity.StopExcerpt{ID: newID(), Tenant: tenantA, Agent: agent, SessionID: sid, Text: "x", At: now},
+		excerpt: continuity.StopExcerpt{ID: newID(), Tenant: tenantA, Agent: agent, SessionID: sid, Text: "x", At: now, Seq: 1},
 	}
 }
 
@@ -1593,6 +1593,17 @@ func txLastPrompt(t *testing.T, f *fixture) {
 	}
 }
 
+// idAt is a UUIDv7 of the instant at, as a writer whose clock read at
+// makes it.
+func IDAt(at time.Time) uuid.UUID {
+	id := newID()
+	ms := uint64(at.UnixMilli())
+	for i := range 6 {
+		id[i] = byte(ms >> (8 * (5 - i)))
+	}
+	return id
+}
+
 func excerpt(ag, sid, text string, at time.Time) continuity.StopExcerpt {
 	return continuity.StopExcerpt{ID: newID(), Agent: ag, SessionID: sid, Text: text, At: at}
 }
@@ -1609,11 +1620,18 @@ func txInsertStopExcerpt(t *testing.T, f *fixture) {
 		name           string
 		keep, inserted int
 		kept           int
+		// step is each id's time after the one before: negative, each
+		// Stop's writer had a clock behind the one before's (a replica
+		// behind, or a step back between two hook processes).
+		step time.Duration
 	}{
-		{"keep below 1 keeps every excerpt", 0, 4, 4},
-		{"exactly keep excerpts are all kept", 3, 3, 3},
-		{"one past keep drops the oldest", 3, 4, 3},
-		{"keep 1 keeps the newest", 1, 3, 1},
+		{"keep below 1 keeps every excerpt", 0, 4, 4, time.Millisecond},
+		{"exactly keep excerpts are all kept", 3, 3, 3, time.Millisecond},
+		{"one past keep drops the oldest", 3, 4, 3, time.Millisecond},
+		{"keep 1 keeps the newest", 1, 3, 1, time.Millisecond},
+		{"one past keep drops the oldest written, its id the highest", 3, 4, 3, -time.Minute},
+		{"keep 1 keeps the newest written, its id the lowest", 1, 3, 1, -time.Millisecond},
+		{"ids a millisecond apart, one stepped back", 2, 3, 2, -time.Millisecond},
 	}
 	for i, tc := range cases {
 		sid := "keep-" + strconv.Itoa(i)
@@ -1623,6 +1641,7 @@ func txInsertStopExcerpt(t *testing.T, f *fixture) {
 		var ids []uuid.UUID
 		for j := range tc.inserted {
 			e := excerpt(agent, sid, "stop "+strconv.Itoa(j), now)
+			e.ID = IDAt(now.Add(time.Duration(j) * tc.step))
 			ids = append(ids, e.ID)
 			insert(tenantA, tc.keep, e)
 		}
@@ -1648,11 +1667,23 @@ func txStopExcerpts(t *testing.T, f *fixture) {
 	// The prompt number as given: one, 0 (a Stop before any prompt), and
 	// none (a row from before it was recorded).
 	first.PromptNumber, second.PromptNumber = new(3), new(0)
-	for _, e := range []*continuity.StopExcerpt{&second, &third, &first} { // out of id order
+	// A number given is kept (an import's replay); the next is numbered
+	// after it.
+	given := excerpt(agent, "s1", "given", now)
+	given.Seq = 10
+	for _, e := range []*continuity.StopExcerpt{&second, &third, &first, &given} { // out of id order
 		inWrite(t, f, tenantA, func(ctx context.Context, tx continuity.Tx) error { return tx.InsertStopExcerpt(ctx, 0, e) })
 	}
-	first.Tenant, second.Tenant, third.Tenant = tenantA, tenantA, tenantA
-	same(t, "the conversation's excerpts in id order", ofConversation(t, f, tenantA, agent, "s1", continuity.Tx.StopExcerpts), []continuity.StopExcerpt{first, second, third})
+	fourth := excerpt(agent, "s1", "fourth", now)
+	inWrite(t, f, tenantA, func(ctx context.Context, tx continuity.Tx) error { return tx.InsertStopExcerpt(ctx, 0, &fourth) })
+	first.Tenant, second.Tenant, third.Tenant, given.Tenant, fourth.Tenant = tenantA, tenantA, tenantA, tenantA, tenantA
+	second.Seq, third.Seq, first.Seq, fourth.Seq = 1, 2, 3, 11
+	same(t, "the conversation's excerpts in the order they were written", ofConversation(t, f, tenantA, agent, "s1", continuity.Tx.StopExcerpts),
+		[]continuity.StopExcerpt{second, third, first, given, fourth})
+	dup := excerpt(agent, "s1", "a number taken", now)
+	dup.Seq = 3
+	wantCode(t, methodErr(t, f, tenantA, func(ctx context.Context, tx continuity.Tx) error { return tx.InsertStopExcerpt(ctx, 0, &dup) }),
+		continuity.CodeConflict)
 	for _, who := range []struct{ tenant, agent, sid string }{{tenantA, agent, "unknown"}, {tenantA, "codex", "s1"}, {tenantB, agent, "s1"}} {
 		got := ofConversation(t, f, who.tenant, who.agent, who.sid, continuity.Tx.StopExcerpts)
 		wantEmpty(t, who.tenant+"/"+who.agent+"/"+who.sid+"'s excerpts", got, nil)

@@ -16,7 +16,7 @@ import (
 func rowsOf(t *testing.T, export string) string {
 	t.Helper()
 	head, rows, ok := strings.Cut(export, "\n")
-	if !ok || !strings.HasPrefix(head, `{"format":"baton.export","version":2,"tenant":"local"`) {
+	if !ok || !strings.HasPrefix(head, `{"format":"baton.export","version":3,"tenant":"local"`) {
 		t.Fatalf("not an export: %.200q", export)
 	}
 	return rows
