@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -141,12 +142,17 @@ func TestPruneArchives(t *testing.T) {
 // since, however its parse cache fares later (dropped by a degraded
 // render, a version change or a torn write), through a second clear, and
 // while the transcript stays the file the clear saw; the archive keeps
-// what came before. A clear before the transcript held a line, or one the
-// transcript was replaced after, hides nothing.
+// what came before, including the lines written since the last render
+// (every line is in one of the two bottles). A clear before the transcript
+// held a line, or one the transcript was replaced after, hides nothing. A
+// transcript that shrank or went away by the clear leaves the bottle
+// archived as it stands; one cut off mid-line has the line's rest read
+// after the clear, in the post-clear bottle.
 func TestArchiveRestartsAContinuedTranscript(t *testing.T) {
 	pre := (&transcriptLines{}).user("question before the clear").assistant("m1", "answer before the clear").String()
 	post := (&transcriptLines{min: 10}).user("question after the clear").assistant("m3", "answer after the clear").String()
 	between := (&transcriptLines{min: 5}).user("question between the clears").assistant("m2", "answer between the clears").String()
+	torn := (&transcriptLines{min: 20}).user("question torn at the clear").String()
 	type env struct {
 		b    *Bottler
 		path string
@@ -177,26 +183,72 @@ func TestArchiveRestartsAContinuedTranscript(t *testing.T) {
 			}
 		}
 	}
+	otherLimits := func(_ *testing.T, e env) {
+		l := ReadLimitsFor(e.b.Agent)
+		l.MaxLines *= 2
+		e.b.Limits = l
+	}
+	remove := func(t *testing.T, e env) {
+		if err := os.Remove(e.path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type holds struct{ want, not []string }
+	preOnly := holds{[]string{"question before the clear", "answer before the clear"}, []string{"between the clears", "after the clear"}}
 	cases := []struct {
-		name      string
-		steps     []func(*testing.T, env)
-		want, not []string
-		archives  int
+		name     string
+		steps    []func(*testing.T, env)
+		bottle   holds
+		archived []holds // oldest first
 	}{
 		{"the transcript goes on after the clear", []func(*testing.T, env){add(pre), render, archive, add(post), render},
-			[]string{"question after the clear", "answer after the clear"}, []string{"before the clear"}, 1},
+			holds{[]string{"question after the clear", "answer after the clear"}, []string{"before the clear"}}, []holds{preOnly}},
 		{"the clear with no render since the last line", []func(*testing.T, env){add(pre), render, add(between), archive, add(post), render},
-			[]string{"after the clear"}, []string{"before the clear", "between the clears"}, 1},
+			holds{[]string{"after the clear"}, []string{"before the clear", "between the clears"}},
+			[]holds{{[]string{"before the clear", "question between the clears", "answer between the clears"}, []string{"after the clear"}}}},
+		{"the clear with no render before it", []func(*testing.T, env){add(pre), archive, add(post), render},
+			holds{[]string{"after the clear"}, []string{"before the clear"}}, []holds{preOnly}},
 		{"the cache dropped after the clear", []func(*testing.T, env){add(pre), render, archive, add(post), render, dropCache, render},
-			[]string{"after the clear"}, []string{"before the clear"}, 1},
+			holds{[]string{"after the clear"}, []string{"before the clear"}}, []holds{preOnly}},
 		{"the cache dropped before the first render after the clear", []func(*testing.T, env){add(pre), render, archive, dropCache, add(post), render},
-			[]string{"after the clear"}, []string{"before the clear"}, 1},
+			holds{[]string{"after the clear"}, []string{"before the clear"}}, []holds{preOnly}},
+		{"the cache of other limits at the clear", []func(*testing.T, env){add(pre), render, add(between), otherLimits, archive, add(post), render},
+			holds{[]string{"after the clear"}, []string{"before the clear", "between the clears"}},
+			[]holds{{[]string{"before the clear", "between the clears"}, []string{"after the clear"}}}},
+		{"the cache dropped before the clear", []func(*testing.T, env){add(pre), render, dropCache, add(between), archive, add(post), render},
+			holds{[]string{"after the clear"}, []string{"before the clear", "between the clears"}},
+			[]holds{{[]string{"before the clear", "between the clears"}, []string{"after the clear"}}}},
 		{"a second clear", []func(*testing.T, env){add(pre), render, archive, add(between), render, archive, add(post), render},
-			[]string{"after the clear"}, []string{"before the clear", "between the clears"}, 2},
+			holds{[]string{"after the clear"}, []string{"before the clear", "between the clears"}},
+			[]holds{preOnly, {[]string{"question between the clears", "answer between the clears"}, []string{"before the clear", "after the clear"}}}},
+		{"a second clear with no render since the first", []func(*testing.T, env){add(pre), render, archive, add(between), archive, add(post), render},
+			holds{[]string{"after the clear"}, []string{"before the clear", "between the clears"}},
+			[]holds{preOnly, {[]string{"question between the clears", "answer between the clears"}, []string{"before the clear", "after the clear"}}}},
 		{"the clear before the transcript held a line", []func(*testing.T, env){archive, add(pre), render},
-			[]string{"question before the clear", "answer before the clear"}, nil, 0},
+			holds{[]string{"question before the clear", "answer before the clear"}, nil}, nil},
 		{"the transcript replaced after the clear", []func(*testing.T, env){add(pre), render, archive, replace(between + post), render},
-			[]string{"between the clears", "after the clear"}, []string{"before the clear"}, 1},
+			holds{[]string{"between the clears", "after the clear"}, []string{"before the clear"}}, []holds{preOnly}},
+		{"the transcript replaced before the clear", []func(*testing.T, env){add(pre), render, replace(between), archive, add(post), render},
+			holds{[]string{"after the clear"}, []string{"before the clear", "between the clears"}}, []holds{preOnly}},
+		{"the transcript shrunk before the clear", []func(*testing.T, env){add(pre), render, replace(pre[:strings.IndexByte(pre, '\n')+1]), archive, add(post), render},
+			holds{[]string{"after the clear"}, []string{"before the clear"}}, []holds{preOnly}},
+		{"the transcript gone at the clear", []func(*testing.T, env){add(pre), render, remove, archive, replace(post), render},
+			holds{[]string{"after the clear"}, []string{"before the clear"}}, []holds{preOnly}},
+		{"the clear with the last line torn", []func(*testing.T, env){add(pre), render, add(torn[:len(torn)/2]), archive, add(torn[len(torn)/2:] + post), render},
+			holds{[]string{"question torn at the clear", "after the clear"}, []string{"before the clear"}}, []holds{preOnly}},
+	}
+	check := func(t *testing.T, what, got string, h holds) {
+		t.Helper()
+		for _, w := range h.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s lacks %q:\n%s", what, w, got)
+			}
+		}
+		for _, n := range h.not {
+			if strings.Contains(got, n) {
+				t.Errorf("%s holds %q:\n%s", what, n, got)
+			}
+		}
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -208,25 +260,98 @@ func TestArchiveRestartsAContinuedTranscript(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, w := range tc.want {
-				if !strings.Contains(string(got), w) {
-					t.Errorf("the bottle lacks %q:\n%s", w, got)
-				}
-			}
-			for _, n := range tc.not {
-				if strings.Contains(string(got), n) {
-					t.Errorf("the bottle holds %q from before the clear:\n%s", n, got)
-				}
-			}
+			check(t, "the bottle", string(got), tc.bottle)
 			archived, _ := filepath.Glob(filepath.Join(e.b.Dir(), "archive", "*-"+session+".bottle"))
-			if len(archived) != tc.archives {
-				t.Fatalf("archives %v, want %d", archived, tc.archives)
+			if len(archived) != len(tc.archived) {
+				t.Fatalf("archives %v, want %d", archived, len(tc.archived))
 			}
-			if tc.archives > 0 {
-				slices.Sort(archived)
-				if first := readBottleAt(t, filepath.Join(archived[0], IndexName)); !strings.Contains(first, "question before the clear") {
-					t.Errorf("the first archive lacks the turn before the clear:\n%s", first)
-				}
+			slices.Sort(archived)
+			for i, h := range tc.archived {
+				check(t, "archive "+strconv.Itoa(i+1), readBottleAt(t, filepath.Join(archived[i], IndexName)), h)
+			}
+		})
+	}
+}
+
+// TestArchiveClearsWhenTheTailFails: the render of the lines written since
+// the last render never keeps a clear from happening. When ctx ends it
+// part-way, or the transcript cannot be read at all, the bottle is still
+// archived (with what was rendered) and the error returned, and the bottle
+// after the clear never holds a line from before it.
+func TestArchiveClearsWhenTheTailFails(t *testing.T) {
+	pre := (&transcriptLines{}).user("question before the clear").assistant("m1", "answer before the clear").String()
+	post := (&transcriptLines{min: 10}).user("question after the clear").assistant("m3", "answer after the clear").String()
+	var long strings.Builder // past readCheckEvery, so a read looks at ctx part-way
+	for l := (&transcriptLines{min: 5}); long.Len() <= 2*readCheckEvery; {
+		l.b.Reset()
+		long.WriteString(l.user("unread before the clear " + strings.Repeat("x", 4000)).String())
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	// dir makes the transcript a directory until the clear is over, when a
+	// file is there again.
+	dir := func(t *testing.T, p string) func() {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return func() {
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cases := []struct {
+		name    string
+		ctx     context.Context
+		tail    string                              // written after the last render
+		hostile func(t *testing.T, p string) func() // makes the transcript unreadable until the func it returns runs
+		wantErr error
+	}{
+		{"ctx ended during the tail's read", cancelled, long.String(), nil, ErrReadCut},
+		{"the transcript a directory", context.Background(), "", dir, ErrNotRegular},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &Bottler{Home: t.TempDir(), Agent: "claude-code", Clock: newFakeClock()}
+			p := writeTranscript(t, pre)
+			if _, err := b.Render(context.Background(), session, p); err != nil {
+				t.Fatal(err)
+			}
+			appendFile(t, p, tc.tail)
+			restore := func() {}
+			if tc.hostile != nil {
+				restore = tc.hostile(t, p)
+			}
+			dst, err := b.Archive(tc.ctx, session, p)
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("Archive: %v, want %v", err, tc.wantErr)
+			}
+			if dst == "" {
+				t.Fatal("the bottle was not archived")
+			}
+			if got := readBottleAt(t, filepath.Join(dst, IndexName)); !strings.Contains(got, "question before the clear") {
+				t.Errorf("the archive lacks the turn before the clear:\n%s", got)
+			}
+			if _, err := b.Read(session); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("a bottle is left after the clear: %v", err)
+			}
+			restore()
+			appendFile(t, p, post)
+			if _, err := b.Render(context.Background(), session, p); err != nil {
+				t.Fatal(err)
+			}
+			got, err := b.Read(session)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(got), "question after the clear") || strings.Contains(string(got), "before the clear") {
+				t.Errorf("the bottle after the clear:\n%s", got)
 			}
 		})
 	}

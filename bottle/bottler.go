@@ -229,14 +229,7 @@ func (b *Bottler) Render(ctx context.Context, sessionID, transcriptPath string) 
 // render is Render with the host's queue, and, when durable is set, with
 // the bottle's files synced to disk before it returns (what Seal needs).
 func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, q *Queue, durable bool) (Bottle, error) {
-	dir, err := b.bottleDir(sessionID)
-	if err != nil {
-		return Bottle{}, err
-	}
-	if err := os.MkdirAll(b.Dir(), 0o700); err != nil {
-		return Bottle{}, fmt.Errorf("bottle: %w", err)
-	}
-	lock, err := lockFile(ctx, filepath.Join(b.Dir(), sessionID+".lock"))
+	dir, lock, err := b.lock(ctx, sessionID)
 	if err != nil {
 		return Bottle{}, err
 	}
@@ -244,11 +237,48 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 	if b.locked != nil {
 		b.locked(sessionID)
 	}
+	bt, _, err := b.renderHeld(ctx, lock, dir, sessionID, transcriptPath, renderOpts{queue: q, durable: durable})
+	return bt, err
+}
 
+// lock returns the session's bottle directory and takes its render lock.
+func (b *Bottler) lock(ctx context.Context, sessionID string) (string, *fileLock, error) {
+	dir, err := b.bottleDir(sessionID)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := os.MkdirAll(b.Dir(), 0o700); err != nil {
+		return "", nil, fmt.Errorf("bottle: %w", err)
+	}
+	lock, err := lockFile(ctx, filepath.Join(b.Dir(), sessionID+".lock"))
+	if err != nil {
+		return "", nil, err
+	}
+	return dir, lock, nil
+}
+
+// renderOpts are how a render under a held lock differs from Render's.
+type renderOpts struct {
+	queue   *Queue // the host's queue; nil: none
+	durable bool   // sync the bottle's files before returning (Seal)
+	// tail renders only a continuation of what the bottle holds (Archive):
+	// the transcript read on from the cache's cursor, or from the clear
+	// point when no cache serves (none, or one of other limits). A
+	// transcript that is gone, or that no longer holds the bytes the
+	// cache's cursor fingerprinted (shrunk, replaced), renders nothing,
+	// and neither the cache alone nor History stands in: the bottle is
+	// left as it stands.
+	tail bool
+}
+
+// renderHeld is render with the session's lock held. It also returns the
+// parse state the bottle was rendered from (nil: none, the bottle is not of
+// the transcript).
+func (b *Bottler) renderHeld(ctx context.Context, lock *fileLock, dir, sessionID, transcriptPath string, o renderOpts) (Bottle, *state, error) {
 	// Everything below reads its sources after the lock is taken, so of two
 	// racing renders the later one sees at least what the earlier one saw.
 	lim := b.limits()
-	page := Page{SessionID: sessionID, Queue: q, Limits: lim, win: &window{}}
+	page := Page{SessionID: sessionID, Queue: o.queue, Limits: lim, win: &window{}}
 	old := readState(lock.f)
 	if _, err := os.Stat(filepath.Join(dir, IndexName)); err != nil {
 		old = nil // the pages the cache describes are gone
@@ -257,8 +287,16 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 	var cut error // ErrReadCut: the bottle is of the transcript's head
 	if transcriptPath != "" {
 		transcriptPath = ResolveTranscript(transcriptPath)
-		st, err = refresh(ctx, old, b.readClearPoint(sessionID), transcriptPath, lim, b.Observations != nil)
-		if errors.Is(err, ErrReadCut) && !durable {
+		var replaced bool
+		var err error
+		st, replaced, err = refresh(ctx, old, b.readClearPoint(sessionID), transcriptPath, lim, b.Observations != nil)
+		if o.tail && (err != nil && !errors.Is(err, ErrReadCut) || replaced) {
+			if errors.Is(err, os.ErrNotExist) {
+				err = nil
+			}
+			return Bottle{}, nil, err
+		}
+		if errors.Is(err, ErrReadCut) && !o.durable {
 			// A render renders what was read and keeps its cursor; a seal
 			// arms nothing short of the transcript's end.
 			cut, err = err, nil
@@ -279,26 +317,26 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 				page.win = st.window()
 			}
 		default:
-			return Bottle{}, err
+			return Bottle{}, nil, err
 		}
 	}
 	if b.Observations != nil {
 		obs, err := b.Observations.Observations(ctx, sessionID)
 		if err != nil {
-			return Bottle{}, fmt.Errorf("bottle: observations: %w", err)
+			return Bottle{}, nil, fmt.Errorf("bottle: observations: %w", err)
 		}
 		page.Observations, page.HostObservations = obs, true
 	}
 	if page.Transcript == nil && b.History != nil {
 		rec, err := b.History.SessionHistory(ctx, sessionID)
 		if err != nil {
-			return Bottle{}, fmt.Errorf("bottle: history: %w", err)
+			return Bottle{}, nil, fmt.Errorf("bottle: history: %w", err)
 		}
 		page.Record = &rec
 	}
 	res := render(page, b.clock().Now())
 	if res.Mode == ModeTimeline {
-		return Bottle{Mode: ModeTimeline}, cut
+		return Bottle{Mode: ModeTimeline}, st, cut
 	}
 	var prev []pageMeta
 	var prevIndex string
@@ -308,12 +346,12 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 	}
 	first, err := writePages(dir, res, prev, prevIndex)
 	if err != nil {
-		return Bottle{}, err
+		return Bottle{}, nil, err
 	}
 	synced = min(synced, first, len(res.metas))
-	if durable {
+	if o.durable {
 		if err := syncBottle(dir, synced); err != nil {
-			return Bottle{}, err
+			return Bottle{}, nil, err
 		}
 		synced = len(res.metas)
 	}
@@ -321,12 +359,12 @@ func (b *Bottler) render(ctx context.Context, sessionID, transcriptPath string, 
 		st.Synced, st.Index = synced, res.sum
 		st.advance(res, windowed(st.Transcript.Format, page.HostObservations))
 		if err := writeState(lock.f, st); err != nil {
-			return Bottle{}, err
+			return Bottle{}, nil, err
 		}
 	} else if err := lock.f.Truncate(0); err != nil {
-		return Bottle{}, fmt.Errorf("bottle: drop state: %w", err)
+		return Bottle{}, nil, fmt.Errorf("bottle: drop state: %w", err)
 	}
-	return Bottle{Path: filepath.Join(dir, IndexName), Plan: planOf(dir, res), Mode: res.Mode, Gap: res.Gap, Task: res.Task}, cut
+	return Bottle{Path: filepath.Join(dir, IndexName), Plan: planOf(dir, res), Mode: res.Mode, Gap: res.Gap, Task: res.Task}, st, cut
 }
 
 // writePages brings a bottle directory up to date with a render: it
@@ -414,24 +452,43 @@ func syncBottle(dir string, from int) error {
 //
 // transcriptPath is the session's transcript as the clear found it ("" or
 // a missing file: none). A harness that keeps the session's id across a
-// clear goes on writing that transcript, so Archive keeps where it stood
-// (its last complete line's end, fingerprinted as a cursor is, in
-// <session>.clear beside the lock): every later parse of it starts there
-// rather than at its first byte, and the bottle holds only what followed
-// the clear, for as long as the transcript keeps the bytes the clear saw.
+// clear goes on writing that transcript, so Archive first renders the
+// lines written since the last render into the bottle it archives (read on
+// from the cache's cursor; the whole transcript since the last clear when
+// there is no cache), then keeps where that read stopped (its last complete
+// line's end, fingerprinted as a cursor is, in <session>.clear beside the
+// lock): every later parse of it starts there rather than at its first
+// byte, and the bottle holds only what followed the clear, for as long as
+// the transcript keeps the bytes the clear saw. Each line is in one of the
+// two bottles.
+//
+// That render never keeps the clear from happening: when the transcript
+// no longer holds what the bottle was rendered from (it shrank or was
+// replaced), the bottle is archived as it stands and the clear point is the
+// transcript's end; when the render fails, or ctx ends it part-way
+// (ErrReadCut), the bottle is archived with what was rendered and the
+// clear point is the transcript's end too (the lines past the read are in
+// neither bottle: a post-clear bottle never holds what was said before the
+// clear), and the archived directory is returned with the render's error.
+// A transcript that cannot be read at all (not a regular file) leaves the
+// clear point as it was; the bottle is archived and the error returned.
 func (b *Bottler) Archive(ctx context.Context, sessionID, transcriptPath string) (string, error) {
-	dir, err := b.bottleDir(sessionID)
-	if err != nil {
-		return "", err
-	}
-	if err := os.MkdirAll(b.Dir(), 0o700); err != nil {
-		return "", fmt.Errorf("bottle: %w", err)
-	}
-	lock, err := lockFile(ctx, filepath.Join(b.Dir(), sessionID+".lock"))
+	dir, lock, err := b.lock(ctx, sessionID)
 	if err != nil {
 		return "", err
 	}
 	defer func() { _ = lock.unlock() }()
+	upTo := int64(-1) // the transcript's last line's end
+	var degraded []error
+	if transcriptPath != "" {
+		_, st, err := b.renderHeld(ctx, lock, dir, sessionID, transcriptPath, renderOpts{tail: true})
+		if err == nil && st != nil {
+			upTo = st.Cursor.Offset
+		}
+		if err != nil {
+			degraded = append(degraded, fmt.Errorf("bottle: archive: render the transcript's tail: %w", err))
+		}
+	}
 	if err := lock.f.Truncate(0); err != nil {
 		return "", fmt.Errorf("bottle: archive: %w", err)
 	}
@@ -439,11 +496,14 @@ func (b *Bottler) Archive(ctx context.Context, sessionID, transcriptPath string)
 	if err := os.Remove(filepath.Join(b.Dir(), sessionID+".state.gob")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("bottle: archive: %w", err)
 	}
-	if err := b.markClear(sessionID, transcriptPath); err != nil {
-		return "", fmt.Errorf("bottle: archive: %w", err)
+	if err := b.markClear(sessionID, transcriptPath, upTo); err != nil {
+		// A transcript that cannot be read (not a regular file) renders
+		// nothing either; the bottle of before the clear is archived all
+		// the same, so it is never shown as the conversation after it.
+		degraded = append(degraded, fmt.Errorf("bottle: archive: mark the clear: %w", err))
 	}
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		return "", nil
+		return "", errors.Join(degraded...)
 	}
 	archive := filepath.Join(b.Dir(), "archive")
 	if err := os.MkdirAll(archive, 0o700); err != nil {
@@ -460,7 +520,7 @@ func (b *Bottler) Archive(ctx context.Context, sessionID, transcriptPath string)
 	if err := os.Rename(dir, dst); err != nil {
 		return "", fmt.Errorf("bottle: archive: %w", err)
 	}
-	return dst, nil
+	return dst, errors.Join(degraded...)
 }
 
 // clearSuffix ends the name of the file beside a session's lock that
@@ -491,9 +551,11 @@ type clearPoint struct {
 }
 
 // markClear keeps where the transcript at path (resolved as a render
-// resolves it) stands now as the session's clear point. A transcript that
-// is not there leaves the clear point as it was.
-func (b *Bottler) markClear(sessionID, path string) error {
+// resolves it) stands as the session's clear point: at upTo, the end of a
+// line a render read to, when it is one still within the file, else at its
+// last complete line's end. A transcript that is not there leaves the clear
+// point as it was.
+func (b *Bottler) markClear(sessionID, path string, upTo int64) error {
 	if path == "" {
 		return nil
 	}
@@ -510,9 +572,11 @@ func (b *Bottler) markClear(sessionID, path string) error {
 	if err != nil {
 		return err
 	}
-	off, err := lastLineEnd(f, fi.Size())
-	if err != nil {
-		return err
+	off := upTo
+	if off < 0 || off > fi.Size() {
+		if off, err = lastLineEnd(f, fi.Size()); err != nil {
+			return err
+		}
 	}
 	c := clearPoint{Cursor: Cursor{Transcript: path, Offset: off, PrefixLen: int(min(off, prefixLen))}, Format: headFormat(f)}
 	if c.Cursor.PrefixSum, err = prefixSum(f, c.Cursor.PrefixLen); err != nil {
@@ -735,19 +799,22 @@ func kept(st *state, transcriptPath string, lim ReadLimits, host bool) *state {
 // ones the cache fingerprinted), if it was laid out for other limits, or if
 // it is a window and this render needs the whole parse, and parses the
 // bytes added since. When a new line touches an entry before the window,
-// the transcript is parsed again from the start. It returns an error
-// wrapping os.ErrNotExist when the transcript is gone.
-func refresh(ctx context.Context, st *state, cleared *clearPoint, transcriptPath string, lim ReadLimits, host bool) (*state, error) {
+// the transcript is parsed again from the start. replaced says the cache
+// was discarded because the transcript no longer holds the bytes its
+// cursor fingerprinted (it shrank, or another file took its place). It
+// returns an error wrapping os.ErrNotExist when the transcript is gone.
+func refresh(ctx context.Context, st *state, cleared *clearPoint, transcriptPath string, lim ReadLimits, host bool) (_ *state, replaced bool, _ error) {
 	f, err := OpenRegular(transcriptPath)
 	if err != nil {
-		return nil, fmt.Errorf("bottle: open transcript: %w", err)
+		return nil, false, fmt.Errorf("bottle: open transcript: %w", err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("bottle: stat transcript: %w", err)
+		return nil, false, fmt.Errorf("bottle: stat transcript: %w", err)
 	}
 	if kept(st, transcriptPath, lim, host) == nil || !st.Cursor.fits(f, fi.Size()) {
+		replaced = st != nil && st.Cursor.Transcript == transcriptPath && !st.Cursor.fits(f, fi.Size())
 		st = cleared.start(f, transcriptPath, fi.Size())
 	}
 	var cut error // ErrReadCut when ctx ended the read
@@ -758,7 +825,7 @@ func refresh(ctx context.Context, st *state, cleared *clearPoint, transcriptPath
 		st.Transcript.past = st.Past
 		off, err := st.Transcript.readLinesUntil(ctx, f, st.Cursor.Offset)
 		if err != nil && !errors.Is(err, ErrReadCut) {
-			return nil, fmt.Errorf("bottle: read transcript: %w", err)
+			return nil, false, fmt.Errorf("bottle: read transcript: %w", err)
 		}
 		if st.Past != nil && st.Past.stale {
 			st = cleared.start(f, transcriptPath, fi.Size()) // a line reached before the window: read it all again
@@ -773,15 +840,15 @@ func refresh(ctx context.Context, st *state, cleared *clearPoint, transcriptPath
 	if n := int(min(st.Cursor.Offset, prefixLen)); n != st.Cursor.PrefixLen || st.Cursor.PrefixSum == "" {
 		st.Cursor.PrefixLen = n // a head still growing, or a fresh parse: fingerprint it anew
 		if st.Cursor.PrefixSum, err = prefixSum(f, n); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	if st.Cursor.Offset != read { // else the tail checked above is still the cursor's
 		if st.Cursor.TailSum, err = tailSum(f, st.Cursor.Offset); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
-	return st, cut
+	return st, replaced, cut
 }
 
 func prefixSum(f *os.File, n int) (string, error) {
