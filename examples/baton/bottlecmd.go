@@ -28,7 +28,7 @@ type BottleCmd struct {
 type BottleRenderCmd struct {
 	Transcript string `required:"" type:"existingfile" help:"Path of the transcript JSONL (a regular file)."`
 	Out        string `type:"path" xor:"dest" help:"Write the bottle here (atomically) instead of to stdout; never the transcript itself."`
-	Keep       bool   `xor:"dest" help:"Write the bottle where the hooks keep the agent's bottles ($BATON_HOME/bottles/<agent>/<session>.bottle/, an index and its pages, what bottle show prints) and print the index's path."`
+	Keep       bool   `xor:"dest" help:"Write the bottle where the hooks keep the agent's bottles ($BATON_HOME/bottles/<agent>/<session>.bottle/, an index and its pages, what bottle show prints) and print the index's path, a control or invisible character in it as its code point."`
 	Agent      string `default:"${defaultAgent}" help:"The agent whose bottle --keep writes."`
 
 	// Now is the render time of a printed bottle; nil means time.Now.
@@ -127,7 +127,8 @@ func (c *BottleRenderCmd) Run(ctx context.Context, env *Env) error {
 }
 
 // keep renders through the agent's Bottler, under the session's render lock
-// a hook takes too, and prints where the bottle's index is. It refuses when
+// a hook takes too, and prints where the bottle's index is, its control and
+// invisible characters as their code points. It refuses when
 // the transcript lies in that bottle's directory, among the files a render
 // writes.
 func (c *BottleRenderCmd) keep(ctx context.Context, env *Env, session string) error {
@@ -150,7 +151,11 @@ func (c *BottleRenderCmd) keep(ctx context.Context, env *Env, session string) er
 	if res.Mode == bottle.ModeTimeline {
 		return fmt.Errorf("bottle render: %s holds no conversation to bottle", c.Transcript)
 	}
-	_, err = fmt.Fprintln(env.Stdout, res.Path)
+	// The path is BATON_HOME's, whose POSIX name may hold an escape
+	// sequence or a newline: it is shown as every path baton names is
+	// (runes.VisibleInLine), on a terminal or not, so a script reads an
+	// ordinary path as it is and a hostile one as no second line.
+	_, err = fmt.Fprintln(env.Stdout, runes.VisibleInLine(res.Path))
 	return err
 }
 
