@@ -928,6 +928,20 @@ func writeState(f *os.File, st *state) error {
 	return nil
 }
 
+// AgentRule is ValidateAgent's rule in words, the reason a caller reads
+// when an agent is refused.
+const AgentRule = "must be lowercase letters, digits and dashes, not starting with a dash, at most 64 characters"
+
+// ValidateAgent returns an error, saying AgentRule, unless agent can name
+// a directory of bottles (the empty agent, no directory, passes): a command
+// line checks its --agent with it before anything is read or written.
+func ValidateAgent(agent string) error {
+	if !validAgentDir(agent) {
+		return fmt.Errorf("bottle: agent %q %s", agent, AgentRule)
+	}
+	return nil
+}
+
 // validAgentDir reports whether agent can name a directory of bottles: empty
 // (no agent directory), or lowercase letters, digits and dashes not starting
 // with a dash, at most 64 characters.

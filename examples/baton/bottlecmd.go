@@ -28,7 +28,7 @@ type BottleCmd struct {
 type BottleRenderCmd struct {
 	Transcript string `required:"" type:"existingfile" help:"Path of the transcript JSONL (a regular file)."`
 	Out        string `type:"path" xor:"dest" help:"Write the bottle here (atomically) instead of to stdout; never the transcript itself."`
-	Keep       bool   `xor:"dest" help:"Write the bottle where the hooks keep the agent's bottles ($BATON_HOME/bottles/<agent>/<session>.bottle/, an index and its pages, what bottle show prints) and print the index's path."`
+	Keep       bool   `xor:"dest" help:"Write the bottle where the hooks keep the agent's bottles ($BATON_HOME/bottles/<agent>/<session>.bottle/, an index and its pages, what bottle show prints) and print the index's path, a control or invisible character in it as its code point."`
 	Agent      string `default:"${defaultAgent}" help:"The agent whose bottle --keep writes."`
 
 	// Now is the render time of a printed bottle; nil means time.Now.
@@ -37,7 +37,7 @@ type BottleRenderCmd struct {
 
 // Help details what the command refuses, and its exit statuses.
 func (c *BottleRenderCmd) Help() string {
-	return `Exit status: 0 when the bottle is written; 1 when the render fails (the transcript cannot be read or holds no conversation, or the transcript is in the bottle directory --keep would write); 2 on a usage error, with the usage on stderr: a transcript path that is missing, a directory or not a regular file (a device, FIFO or socket is never read), an --out that is the transcript itself (by any path or link) or a directory, an empty --agent, or --out with --keep. A refusal writes nothing.`
+	return `Exit status: 0 when the bottle is written; 1 when the render fails (the transcript cannot be read or holds no conversation, or the transcript is in the bottle directory --keep would write); 2 on a usage error, with the usage on stderr: a transcript path that is missing, a directory or not a regular file (a device, FIFO or socket is never read), an --out that is the transcript itself (by any path or link) or a directory, an --agent that is empty or no agent name, or --out with --keep. A refusal writes nothing.`
 }
 
 // Validate refuses, before anything is opened, a transcript that is not a
@@ -127,7 +127,8 @@ func (c *BottleRenderCmd) Run(ctx context.Context, env *Env) error {
 }
 
 // keep renders through the agent's Bottler, under the session's render lock
-// a hook takes too, and prints where the bottle's index is. It refuses when
+// a hook takes too, and prints where the bottle's index is, its control and
+// invisible characters as their code points. It refuses when
 // the transcript lies in that bottle's directory, among the files a render
 // writes.
 func (c *BottleRenderCmd) keep(ctx context.Context, env *Env, session string) error {
@@ -150,7 +151,11 @@ func (c *BottleRenderCmd) keep(ctx context.Context, env *Env, session string) er
 	if res.Mode == bottle.ModeTimeline {
 		return fmt.Errorf("bottle render: %s holds no conversation to bottle", c.Transcript)
 	}
-	_, err = fmt.Fprintln(env.Stdout, res.Path)
+	// The path is BATON_HOME's, whose POSIX name may hold an escape
+	// sequence or a newline: it is shown as every path baton names is
+	// (runes.VisibleInLine), on a terminal or not, so a script reads an
+	// ordinary path as it is and a hostile one as no second line.
+	_, err = fmt.Fprintln(env.Stdout, runes.VisibleInLine(res.Path))
 	return err
 }
 
@@ -160,17 +165,29 @@ type BottleShowCmd struct {
 	Agent     string `default:"${defaultAgent}" help:"The agent the session belongs to."`
 }
 
-// Validate refuses an empty --agent (see agentFlag).
+// Validate refuses an --agent (see agentFlag) and a session id no bottle
+// can have, before anything is read: kong reports either as a usage error.
 func (c *BottleShowCmd) Validate() error {
-	return agentFlag(c.Agent)
+	if err := agentFlag(c.Agent); err != nil {
+		return err
+	}
+	if bottle.ValidateSessionID(c.SessionID) != nil {
+		return fmt.Errorf("<session-id>: %q %s", c.SessionID, bottle.SessionIDRule)
+	}
+	return nil
 }
 
 // agentFlag refuses an empty --agent: the library reads an empty agent as
 // the bottles directory itself, where no hook keeps a bottle, so --keep
-// would write, and show read, a bottle no session has.
+// would write, and show read, a bottle no session has. It refuses, too, an
+// agent the library refuses (space, a capital, a NUL, a slash), naming the
+// flag, as a usage error rather than the library's failure.
 func agentFlag(agent string) error {
 	if agent == "" {
 		return fmt.Errorf("--agent is empty: name the agent whose bottles to use (default %s)", defaultAgent)
+	}
+	if bottle.ValidateAgent(agent) != nil {
+		return fmt.Errorf("--agent: %q is not an agent name: it %s", agent, bottle.AgentRule)
 	}
 	return nil
 }

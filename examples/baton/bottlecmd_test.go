@@ -71,7 +71,20 @@ func TestBottleCommands(t *testing.T) {
 	}{
 		{[]string{"bottle", "show", "--agent", "codex", realSession}, exitFailure, "no bottle for session " + realSession},
 		{[]string{"bottle", "show", "never-bottled"}, exitFailure, "no bottle for session never-bottled"},
-		{[]string{"bottle", "show", "../etc/passwd"}, exitFailure, "invalid session id"},
+		// A session id or an agent no bottle can have is a malformed
+		// argument: a usage error naming it, as an empty --agent is.
+		{[]string{"bottle", "show", "../etc/passwd"}, exitUsage, `<session-id>: "../etc/passwd" must be 1-`},
+		{[]string{"bottle", "show", "  "}, exitUsage, `<session-id>: "  " must be`},
+		{[]string{"bottle", "show", "a\x00b"}, exitUsage, `<session-id>: "a\x00b" must be`},
+		{[]string{"bottle", "show", "a\xffb"}, exitUsage, `<session-id>: "a\xffb" must be`},
+		{[]string{"bottle", "show", strings.Repeat("s", bottle.MaxSessionIDLen)}, exitFailure, "no bottle for session"},
+		{[]string{"bottle", "show", strings.Repeat("s", bottle.MaxSessionIDLen+1)}, exitUsage, "<session-id>: "},
+		{[]string{"bottle", "show", "--agent", strings.Repeat("a", 64), realSession}, exitFailure, "no bottle for session"},
+		{[]string{"bottle", "show", "--agent", "  ", realSession}, exitUsage, `--agent: "  " is not an agent name`},
+		{[]string{"bottle", "show", "--agent", "Codex", realSession}, exitUsage, `--agent: "Codex" is not an agent name`},
+		{[]string{"bottle", "show", "--agent", strings.Repeat("a", 65), realSession}, exitUsage, "--agent: "},
+		{[]string{"bottle", "render", "--transcript", realTranscript, "--keep", "--agent", "a\x00b"}, exitUsage, `--agent: "a\x00b" is not an agent name`},
+		{[]string{"bottle", "render", "--transcript", realTranscript, "--keep", "--agent", "../x"}, exitUsage, `--agent: "../x" is not an agent name`},
 		{[]string{"bottle", "render", "--transcript", empty}, exitFailure, "holds no conversation"},
 		{[]string{"bottle", "render", "--transcript", empty, "--keep"}, exitFailure, "holds no conversation"},
 		{[]string{"bottle", "render", "--transcript", realTranscript, "--keep", "--out", dst}, exitUsage, "--out and --keep can't be used together"},

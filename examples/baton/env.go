@@ -186,15 +186,18 @@ func (e *Env) openService(ctx context.Context, flagDSN string, storeOpts []sqlst
 // path and what is wrong with it; the store's own message keeps it out). A
 // Postgres URL, or a DSN the store refused as no file path (another URL, a
 // libpq string), is named by what named it, never echoed: it may hold a
-// password. It is a *continuity.Error of the store's code, so a hook's one
-// line says it too.
+// password. Nor is a DSN holding an "@": the store may read a URL as a
+// relative or absolute file path (a space before its scheme, a directory
+// before it), whose user:password@ is still a password to whoever typed it;
+// nor, then, the file system's reason, which repeats the path. It is a
+// *continuity.Error of the store's code, so a hook's one line says it too.
 func storeErr(dsn, from string, err error) error {
-	what := fmt.Sprintf("the store %s (%s)", dsn, from)
+	what, echo := fmt.Sprintf("the store %s (%s)", dsn, from), !strings.Contains(dsn, "@")
 	switch {
 	case sqlstore.IsPostgresDSN(dsn):
-		what = "the Postgres store " + from + " names"
-	case continuity.ErrorFields(err)["dsn"] != "":
-		what = "the store " + from + " names"
+		what, echo = "the Postgres store "+from+" names", false
+	case continuity.ErrorFields(err)["dsn"] != "" || !echo:
+		what, echo = "the store "+from+" names", false
 	}
 	reason, fields := err.Error(), map[string]string(nil)
 	if ce := (*continuity.Error)(nil); errors.As(err, &ce) {
@@ -206,7 +209,7 @@ func storeErr(dsn, from string, err error) error {
 			fields[from] = r
 		}
 	}
-	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+	if pe := (*fs.PathError)(nil); echo && errors.As(err, &pe) {
 		reason += " (" + pe.Error() + ")"
 	}
 	return &continuity.Error{Code: continuity.ErrorCode(err), Message: what + " cannot be opened: " + reason, Fields: fields, Err: err}

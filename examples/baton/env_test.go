@@ -235,6 +235,12 @@ func TestStoreOpenErrorsNameTheStore(t *testing.T) {
 		{"BATON_DSN is an unreachable Postgres", root, pgURL, []string{"doctor"}, []string{"the Postgres store BATON_DSN names", "cannot reach the Postgres server"}},
 		{"BATON_DSN is another URL", root, "mysql://u:" + password + "@db/x", []string{"doctor"}, []string{"the store BATON_DSN names", "neither a postgres:// or postgresql:// URL"}},
 		{"--dsn is a libpq string", root, "", []string{"worker", "--once", "--dsn", "host=db password=" + password}, []string{"the store --dsn names", "key=value"}},
+		// A URL the store reads as a relative file path (space before
+		// its scheme, a directory before it) is still a URL to whoever
+		// typed it: named by the flag, never echoed.
+		{"--dsn is a Postgres URL after a space", root, "", []string{"worker", "--once", "--dsn", " postgres://u:" + password + "@127.0.0.1:1/x"}, []string{"the store --dsn names"}},
+		{"serve --dsn is a Postgres URL after a space", root, "", []string{"serve", "--addr", "127.0.0.1:0", "--no-worker", "--dsn", "\tpostgres://u:" + password + "@127.0.0.1:1/x"}, []string{"the store --dsn names"}},
+		{"BATON_DSN is a URL under a directory", root, root + "/x/postgres://u:" + password + "@db/x", []string{"doctor"}, []string{"the store BATON_DSN names"}},
 		// A hook's one line says as much (it exits 0).
 		{"hook: BATON_HOME is a file", file, "", []string{"hook", "end", "--harness", "codex"}, []string{filepath.Join(file, "baton.db") + " (BATON_HOME)", "not a directory"}},
 	}

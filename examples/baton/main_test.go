@@ -233,7 +233,7 @@ func TestCommands(t *testing.T) {
 		{[]string{"remember", "--topic", "t", "--session-run", "bad", "x"}, exitFailure, "", "--session-run: must be a UUID"},
 		{[]string{"remember", "--topic", "t", "--kind", "idea", "x"}, exitUsage, "", `but got "idea"`},
 		{[]string{"bottle", "show", "never-bottled"}, exitFailure, "", "no bottle for session never-bottled"},
-		{[]string{"bottle", "show", "--agent", "Not An Agent", "s1"}, exitFailure, "", "not a valid agent name"},
+		{[]string{"bottle", "show", "--agent", "Not An Agent", "s1"}, exitUsage, "", `--agent: "Not An Agent" is not an agent name`},
 		{[]string{"version"}, exitOK, "baton " + Version + "\n", ""},
 	}
 	for _, tc := range cases {
