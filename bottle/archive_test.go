@@ -3,6 +3,7 @@ package bottle
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -352,6 +353,89 @@ func TestArchiveClearsWhenTheTailFails(t *testing.T) {
 			}
 			if !strings.Contains(string(got), "question after the clear") || strings.Contains(string(got), "before the clear") {
 				t.Errorf("the bottle after the clear:\n%s", got)
+			}
+		})
+	}
+}
+
+// TestArchiveStartsTheConversationOverAtTheClear: the bottle rendered from
+// a transcript continued under the id after a /clear reads as a
+// conversation that began at the clear. Its header's start is its first
+// line's time, never a time before the clear (a header line the harness
+// writes again, a message record written again under its id, a line
+// stamped by a clock behind baton's), its project is the one the clear
+// found, and a message the harness writes again after the clear (a
+// rewrite under its id, a replacement listing it) is none of its turns.
+func TestArchiveStartsTheConversationOverAtTheClear(t *testing.T) {
+	at := func(m int) string { return renderedAt.Add(time.Duration(m) * time.Minute).UTC().Format(time.RFC3339) }
+	gmsg := func(typ, id string, m int, content string) string {
+		return fmt.Sprintf(`{"id":%q,"timestamp":%q,"type":%q,"content":%s}`, id, at(m), typ, content)
+	}
+	ghead := func(m int) string {
+		return fmt.Sprintf(`{"sessionId":"s-gem-1","projectHash":"abc","startTime":%q,"lastUpdated":%q,"kind":"main"}`, at(m), at(m))
+	}
+	claude := func(typ string, m int, text string) string {
+		if typ == "user" {
+			return fmt.Sprintf(`{"type":"user","timestamp":%q,"sessionId":"s","cwd":"/work/proj","message":{"role":"user","content":%q}}`, at(m), text)
+		}
+		return fmt.Sprintf(`{"type":"assistant","timestamp":%q,"message":{"id":"m%d","role":"assistant","content":[{"type":"text","text":%q}]}}`, at(m), m, text)
+	}
+	u1, g1 := gmsg("user", "u1", 1, `[{"text":"question before the clear"}]`), gmsg("gemini", "g1", 2, `"answer before the clear"`)
+	u2, g2 := gmsg("user", "u2", 20, `[{"text":"question after the clear"}]`), gmsg("gemini", "g2", 21, `"answer after the clear"`)
+	gemPre := []string{ghead(0), gset(gm("user", "ctx", "", gContext)), u1, g1}
+	claudePre := []string{claude("user", 1, "question before the clear"), claude("assistant", 2, "answer before the clear")}
+	cases := []struct {
+		name    string
+		agent   string
+		pre     []string
+		post    []string
+		started string // the header's start after the clear
+	}{
+		{"claude: the first line after the clear", "claude-code", claudePre,
+			[]string{claude("user", 20, "question after the clear"), claude("assistant", 21, "answer after the clear")}, at(20)},
+		{"claude: a line stamped before the clear", "claude-code", claudePre,
+			[]string{claude("user", 5, "question after the clear"), claude("assistant", 21, "answer after the clear")}, at(10)},
+		{"gemini: the first message after the clear", "gemini", gemPre, []string{u2, g2}, at(20)},
+		{"gemini: the header written again with the first start", "gemini", gemPre, []string{u2, g2, ghead(0)}, at(10)},
+		{"gemini: a message before the clear written again", "gemini", gemPre, []string{u2, g1, g2}, at(20)},
+		{"gemini: a replacement listing the messages before the clear", "gemini", gemPre,
+			[]string{u2, g2, gset(gm("user", "ctx", "", gContext), u1, g1, u2, g2)}, at(20)},
+		{"gemini: a resume's replacement replaying them under new ids", "gemini", gemPre,
+			[]string{u2, g2, gset(gm("user", "ctx2", "", gContext), strings.Replace(u1, `"u1"`, `"u1b"`, 1), strings.Replace(g1, `"g1"`, `"g1b"`, 1), u2, g2)}, at(20)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := newFakeClock()
+			b := &Bottler{Home: t.TempDir(), Agent: tc.agent, Clock: clk}
+			ctx := context.Background()
+			p := writeTranscript(t, strings.Join(tc.pre, "\n")+"\n")
+			if _, err := b.Render(ctx, session, p); err != nil {
+				t.Fatal(err)
+			}
+			clk.now = renderedAt.Add(10 * time.Minute) // the clear
+			if _, err := b.Archive(ctx, session, p); err != nil {
+				t.Fatal(err)
+			}
+			clk.now = renderedAt.Add(30 * time.Minute)
+			appendFile(t, p, strings.Join(tc.post, "\n")+"\n")
+			for _, step := range []string{"the render after the clear", "a render from a dropped cache"} {
+				if _, err := b.Render(ctx, session, p); err != nil {
+					t.Fatal(err)
+				}
+				got, err := b.Read(session)
+				if err != nil {
+					t.Fatal(err)
+				}
+				head := strings.SplitN(string(got), "\n", 3)[1]
+				if !strings.Contains(head, "started: "+tc.started) || strings.Contains(head, "(unknown)") {
+					t.Errorf("%s: header %q, want started %s and the project", step, head, tc.started)
+				}
+				if !strings.Contains(string(got), "question after the clear") || strings.Contains(string(got), "before the clear") {
+					t.Errorf("%s:\n%s", step, got)
+				}
+				if err := os.Truncate(filepath.Join(b.Dir(), session+".lock"), 0); err != nil {
+					t.Fatal(err)
+				}
 			}
 		})
 	}

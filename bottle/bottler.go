@@ -460,7 +460,11 @@ func syncBottle(dir string, from int) error {
 // lock): every later parse of it starts there rather than at its first
 // byte, and the bottle holds only what followed the clear, for as long as
 // the transcript keeps the bytes the clear saw. Each line is in one of the
-// two bottles.
+// two bottles. The bottle after the clear reads as a conversation that
+// began there: its header's start is its first line's time and never
+// before the clear, its project is the one the clear found, and a Gemini
+// CLI message read before the clear is none of its turns when the CLI
+// writes it again.
 //
 // That render never keeps the clear from happening: when the transcript
 // no longer holds what the bottle was rendered from (it shrank or was
@@ -478,12 +482,14 @@ func (b *Bottler) Archive(ctx context.Context, sessionID, transcriptPath string)
 		return "", err
 	}
 	defer func() { _ = lock.unlock() }()
-	upTo := int64(-1) // the transcript's last line's end
+	at := b.clock().Now() // the clear: the transcript's lines after it are read after this
+	upTo := int64(-1)     // the transcript's last line's end
+	var read *Transcript  // the parse up to upTo
 	var degraded []error
 	if transcriptPath != "" {
 		_, st, err := b.renderHeld(ctx, lock, dir, sessionID, transcriptPath, renderOpts{tail: true})
 		if err == nil && st != nil {
-			upTo = st.Cursor.Offset
+			upTo, read = st.Cursor.Offset, &st.Transcript
 		}
 		if err != nil {
 			degraded = append(degraded, fmt.Errorf("bottle: archive: render the transcript's tail: %w", err))
@@ -496,7 +502,7 @@ func (b *Bottler) Archive(ctx context.Context, sessionID, transcriptPath string)
 	if err := os.Remove(filepath.Join(b.Dir(), sessionID+".state.gob")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("bottle: archive: %w", err)
 	}
-	if err := b.markClear(sessionID, transcriptPath, upTo); err != nil {
+	if err := b.markClear(sessionID, transcriptPath, upTo, read, at); err != nil {
 		// A transcript that cannot be read (not a regular file) renders
 		// nothing either; the bottle of before the clear is archived all
 		// the same, so it is never shown as the conversation after it.
@@ -509,7 +515,7 @@ func (b *Bottler) Archive(ctx context.Context, sessionID, transcriptPath string)
 	if err := os.MkdirAll(archive, 0o700); err != nil {
 		return "", fmt.Errorf("bottle: archive: %w", err)
 	}
-	stamp := b.clock().Now().UTC().Format(ArchiveStampLayout)
+	stamp := at.UTC().Format(ArchiveStampLayout)
 	dst := filepath.Join(archive, stamp+"-"+sessionID+bottleSuffix)
 	for n := 2; ; n++ {
 		if _, err := os.Stat(dst); errors.Is(err, os.ErrNotExist) {
@@ -544,22 +550,46 @@ func IsLocalState(name string) bool {
 
 // clearPoint is where the session's transcript stood at its last clear:
 // the cursor a fresh parse starts from, and the format the transcript's
-// first line told (a Gemini CLI line read alone may not tell it).
+// first line told (a Gemini CLI line read alone may not tell it). It also
+// keeps what the conversation after the clear inherits of the one before
+// and what it must not: when the clear happened (no time before it starts
+// the conversation after it), the project (a Gemini CLI transcript tells
+// it only in its head), and the fingerprints of the Gemini CLI messages
+// read before it, by id (the CLI writes a message again, and a replacement
+// lists or replays it, after the clear too: it is none of the new
+// conversation's turns).
 type clearPoint struct {
-	Cursor Cursor `json:"cursor"`
-	Format Format `json:"format,omitempty"`
+	Cursor  Cursor            `json:"cursor"`
+	Format  Format            `json:"format,omitempty"`
+	At      time.Time         `json:"at,omitzero"`
+	Project string            `json:"project,omitempty"`
+	Gemini  map[string]uint64 `json:"gemini,omitempty"`
 }
 
 // markClear keeps where the transcript at path (resolved as a render
-// resolves it) stands as the session's clear point: at upTo, the end of a
-// line a render read to, when it is one still within the file, else at its
-// last complete line's end. A transcript that is not there leaves the clear
-// point as it was.
-func (b *Bottler) markClear(sessionID, path string, upTo int64) error {
+// resolves it) stands as the session's clear point, taken at the instant
+// at: at upTo, the end of a line a render read to, when it is one still
+// within the file, else at its last complete line's end. read is the parse
+// of the transcript up to upTo (nil: none; what the clear point before
+// kept of the same transcript is carried on). A transcript that is not
+// there leaves the clear point as it was.
+func (b *Bottler) markClear(sessionID, path string, upTo int64, read *Transcript, at time.Time) error {
 	if path == "" {
 		return nil
 	}
 	path = ResolveTranscript(path)
+	c := clearPoint{At: at}
+	if read != nil {
+		c.Project = read.Project
+		if read.Gemini != nil && len(read.Gemini.Messages) > 0 {
+			c.Gemini = make(map[string]uint64, len(read.Gemini.Messages))
+			for id, m := range read.Gemini.Messages {
+				c.Gemini[id] = m.Sum
+			}
+		}
+	} else if prev := b.readClearPoint(sessionID); prev != nil && prev.Cursor.Transcript == path {
+		c.Project, c.Gemini = prev.Project, prev.Gemini
+	}
 	f, err := OpenRegular(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -578,7 +608,7 @@ func (b *Bottler) markClear(sessionID, path string, upTo int64) error {
 			return err
 		}
 	}
-	c := clearPoint{Cursor: Cursor{Transcript: path, Offset: off, PrefixLen: int(min(off, prefixLen))}, Format: headFormat(f)}
+	c.Cursor, c.Format = Cursor{Transcript: path, Offset: off, PrefixLen: int(min(off, prefixLen))}, headFormat(f)
 	if c.Cursor.PrefixSum, err = prefixSum(f, c.Cursor.PrefixLen); err != nil {
 		return err
 	}
@@ -634,7 +664,15 @@ func (c *clearPoint) start(f *os.File, path string, size int64) *state {
 	if c == nil || c.Cursor.Transcript != path || !c.Cursor.fits(f, size) {
 		return &state{}
 	}
-	return &state{Cursor: c.Cursor, Transcript: Transcript{Format: c.Format}}
+	st := &state{Cursor: c.Cursor, Transcript: Transcript{Format: c.Format, Project: c.Project, Cleared: c.At}}
+	if len(c.Gemini) > 0 {
+		g := &GeminiState{Messages: make(map[string]GeminiMessage, len(c.Gemini))}
+		for id, sum := range c.Gemini {
+			g.Messages[id] = GeminiMessage{Sum: sum, Cleared: true}
+		}
+		st.Transcript.Gemini = g
+	}
+	return st
 }
 
 // fits reports whether the transcript f, size bytes long, still holds the
@@ -653,7 +691,7 @@ func (c Cursor) fits(f *os.File, size int64) bool {
 
 // stateVersion changes whenever the cached parse would be read differently;
 // a cache of another version is discarded and the transcript reparsed.
-const stateVersion = 10
+const stateVersion = 11
 
 // prefixLen is how much of the transcript's head the cursor fingerprints to
 // notice a file replaced by another of at least the same length, and how

@@ -89,6 +89,11 @@ type GeminiMessage struct {
 	Replay bool `json:"replay,omitempty"`
 	// Text says model text has been bottled for the message.
 	Text bool `json:"text,omitempty"`
+	// Cleared says the message was read before the session's last /clear
+	// (the transcript is read on from there): it belongs to the archived
+	// bottle, so nothing of it, written again under its id or replayed under
+	// a new one, is bottled after the clear.
+	Cleared bool `json:"cleared,omitempty"`
 }
 
 // geminiLine holds the fields of a chat recording line that a bottle needs:
@@ -211,31 +216,64 @@ func (t *Transcript) geminiSet(pos int64, set []byte) {
 	}
 	g := t.geminiState()
 	// What a new id may replay: each message read before, less those the
-	// replacement carries under their own (or an earlier replay's) id.
-	avail := make(map[uint64]int)
+	// replacement carries under their own (or an earlier replay's) id. A
+	// replay of a message read before the last clear is counted apart too:
+	// none of it, its tool calls included, is bottled after the clear.
+	avail := replays{all: make(map[uint64]int), cleared: make(map[uint64]int)}
 	for _, r := range g.Messages {
 		if r.Sum != 0 && !r.Replay {
-			avail[r.Sum]++
+			avail.all[r.Sum]++
+			if r.Cleared {
+				avail.cleared[r.Sum]++
+			}
 		}
 	}
 	for _, m := range msgs {
 		if r, ok := g.Messages[m.id]; ok && r.Sum != 0 {
-			avail[r.Sum]--
+			avail.all[r.Sum]--
+			if r.Cleared {
+				avail.cleared[r.Sum]--
+			}
 		}
 	}
 	afterSnapshot := false
 	for _, m := range msgs {
-		afterSnapshot = t.geminiMessage(pos, m, afterSnapshot, avail)
+		afterSnapshot = t.geminiMessage(pos, m, afterSnapshot, &avail)
 	}
+}
+
+// replays counts, by content fingerprint, the messages read before that a
+// replacement's new ids may replay: all of them, and of those the ones read
+// before the last clear.
+type replays struct {
+	all, cleared map[uint64]int
+}
+
+// take consumes a replay of a message with fingerprint sum, if one is
+// left, and reports whether it was one and whether that message was read
+// before the last clear.
+func (a *replays) take(sum uint64) (replay, cleared bool) {
+	if sum == 0 || a.all[sum] <= 0 {
+		return false, false
+	}
+	a.all[sum]--
+	if a.cleared[sum] > 0 {
+		a.cleared[sum]--
+		return true, true
+	}
+	return true, false
 }
 
 // geminiMessage reads one message record, appended (avail nil) or part of
 // a replacement. It reports whether the message was a compression summary.
-func (t *Transcript) geminiMessage(pos int64, m geminiLine, afterSnapshot bool, avail map[uint64]int) bool {
+func (t *Transcript) geminiMessage(pos int64, m geminiLine, afterSnapshot bool, avail *replays) bool {
 	g := t.geminiState()
 	ts := parseTime(m.timestamp)
-	t.observeTime(ts)
 	if r, known := g.Messages[m.id]; known {
+		if r.Cleared {
+			return false // said before the clear: the archived bottle's
+		}
+		t.observeTime(ts)
 		if m.typ == "gemini" {
 			if !r.Text && t.addAssistantOK(pos, ts, m.id, geminiText(m.content)) {
 				r.Text = true
@@ -248,12 +286,18 @@ func (t *Transcript) geminiMessage(pos int64, m geminiLine, afterSnapshot bool, 
 	content := geminiText(m.content)
 	r := GeminiMessage{Sum: geminiSum(m.typ, content)}
 	defer func() { g.Messages[m.id] = r }()
-	if avail != nil && r.Sum != 0 && avail[r.Sum] > 0 {
-		avail[r.Sum]--
-		r.Replay, r.Text = true, true
-		t.geminiCalls(pos, ts, m.id, m.toolCalls, false)
-		return false
+	if avail != nil {
+		if replay, cleared := avail.take(r.Sum); cleared {
+			r.Replay, r.Text, r.Cleared = true, true, true
+			return false
+		} else if replay {
+			r.Replay, r.Text = true, true
+			t.observeTime(ts)
+			t.geminiCalls(pos, ts, m.id, m.toolCalls, false)
+			return false
+		}
 	}
+	t.observeTime(ts)
 	switch m.typ {
 	case "user":
 		text, snapshot := t.geminiUserText(content)

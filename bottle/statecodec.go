@@ -95,7 +95,7 @@ func (r *stateReader) n() int {
 const (
 	minEntryBytes  = 1 + 1 + 16 + 5 + 4
 	minPageBytes   = 5 + 3 + 1 + 2*16 + 1
-	minGeminiBytes = 1 + 1 + 2
+	minGeminiBytes = 1 + 1 + 3
 	minSetBytes    = 1 + 1
 )
 
@@ -206,6 +206,9 @@ func (w *stateWriter) transcript(t *Transcript) error {
 	if err := w.time(t.Started); err != nil {
 		return err
 	}
+	if err := w.time(t.Cleared); err != nil {
+		return err
+	}
 	w.int(int64(t.Compactions))
 	w.uint(uint64(len(t.Boundaries)))
 	for _, b := range t.Boundaries {
@@ -238,6 +241,7 @@ func (w *stateWriter) transcript(t *Transcript) error {
 			w.uint(m.Sum)
 			w.bool(m.Replay)
 			w.bool(m.Text)
+			w.bool(m.Cleared)
 		}
 		w.uint(t.Gemini.Prompt)
 	}
@@ -315,7 +319,7 @@ func decodeState(data []byte) (*state, error) {
 
 func (r *stateReader) transcript(t *Transcript) {
 	t.Format, t.SessionID, t.Project = Format(r.str()), r.str(), r.str()
-	t.Started = r.time()
+	t.Started, t.Cleared = r.time(), r.time()
 	t.Compactions = r.n()
 	if n := r.count(1); n > 0 {
 		t.Boundaries = make([]int64, n)
@@ -343,7 +347,7 @@ func (r *stateReader) transcript(t *Transcript) {
 			g.Messages = make(map[string]GeminiMessage, n)
 			for range n {
 				id := r.str()
-				g.Messages[id] = GeminiMessage{Sum: r.uint(), Replay: r.bool(), Text: r.bool()}
+				g.Messages[id] = GeminiMessage{Sum: r.uint(), Replay: r.bool(), Text: r.bool(), Cleared: r.bool()}
 			}
 		}
 		g.Prompt = r.uint()

@@ -80,6 +80,12 @@ type Transcript struct {
 	Project string `json:"project,omitempty"`
 	// Started is the time of the first timestamped line.
 	Started time.Time `json:"started"`
+	// Cleared is when the /clear the transcript is read on from happened
+	// (zero: none, it is read from its first byte). What follows a clear is
+	// a conversation that began there: a line stamped before it (a clock
+	// behind baton's, a record the harness writes again) starts it at the
+	// clear, never before.
+	Cleared time.Time `json:"cleared,omitzero"`
 	// Compactions counts the compactions the transcript records.
 	Compactions int `json:"compactions"`
 	// Boundaries are the positions of the compactions recorded, ascending:
@@ -135,6 +141,9 @@ func (t *Transcript) Prompts() int {
 func (t *Transcript) observeTime(ts time.Time) {
 	if ts.IsZero() {
 		return
+	}
+	if ts.Before(t.Cleared) {
+		ts = t.Cleared
 	}
 	if t.Started.IsZero() || ts.Before(t.Started) {
 		t.Started = ts

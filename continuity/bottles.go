@@ -193,6 +193,9 @@ func (s *Service) forgetHistory(ctx context.Context, tenant, agent, sessionID st
 		if n := len(excerpts); n > 0 {
 			row.ClearedThroughExcerpt = excerpts[n-1].ID
 		}
+		// The conversation after the clear has gone through no compaction
+		// yet: a bottle of it has one leg.
+		row.Compactions = 0
 		return tx.UpdateSession(ctx, row)
 	})
 }
@@ -257,9 +260,34 @@ func (s *Service) SessionHistory(ctx context.Context, tenant, agent, sessionID s
 		for _, e := range excerpts {
 			rec.StopExcerpts = append(rec.StopExcerpts, bottle.StopExcerpt{PromptNumber: promptOf(prompts, e), Text: e.Text, Time: e.At, Seq: e.Seq})
 		}
+		if cleared.ClearedThroughPrompt > 0 || cleared.ClearedThroughExcerpt != uuid.Nil {
+			// The conversation a clear started over began at the clear,
+			// which the row does not keep: the first of what was recorded
+			// since is when it is known to have begun (none: unknown),
+			// never the open of the conversation before it.
+			rec.Started = firstRecorded(rec)
+		}
 		return nil
 	})
 	return rec, err
+}
+
+// firstRecorded returns the earliest time of the record's prompts and Stop
+// excerpts, zero when it holds none.
+func firstRecorded(rec bottle.Record) time.Time {
+	var first time.Time
+	see := func(at time.Time) {
+		if !at.IsZero() && (first.IsZero() || at.Before(first)) {
+			first = at
+		}
+	}
+	for _, p := range rec.Prompts {
+		see(p.Time)
+	}
+	for _, e := range rec.StopExcerpts {
+		see(e.Time)
+	}
+	return first
 }
 
 // promptOf is the turn a Stop ended: the prompt number its excerpt

@@ -36,7 +36,9 @@ type Session struct {
 	// Stops or time of the activation before.
 	ActivatedAt     time.Time `json:"activatedAt,omitzero"`
 	ActivationStops int       `json:"activationStops"`
-	// Compactions counts the compactions the conversation went through.
+	// Compactions counts the compactions the conversation went through
+	// since its last /clear under its id (a clear starts it over, and a
+	// bottle shows the count as its legs).
 	Compactions int `json:"compactions"`
 
 	TriageStatus    string      `json:"triageStatus"`

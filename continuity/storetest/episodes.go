@@ -279,11 +279,12 @@ func testSameIDClear(t *testing.T, h Harness) {
 		name       string
 		transcript bool
 		then       continuity.Source
+		legs       int // the bottle's after the clear: a compaction before it is none of them
 	}{
-		{"reconstructed, then a compact", false, continuity.SourceCompact},
-		{"reconstructed, then a resume", false, continuity.SourceResume},
-		{"from the transcript, then a compact", true, continuity.SourceCompact},
-		{"from the transcript, then a resume", true, continuity.SourceResume},
+		{"reconstructed, then a compact", false, continuity.SourceCompact, 2},
+		{"reconstructed, then a resume", false, continuity.SourceResume, 1},
+		{"from the transcript, then a compact", true, continuity.SourceCompact, 1},
+		{"from the transcript, then a resume", true, continuity.SourceResume, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, h)
@@ -314,9 +315,12 @@ func testSameIDClear(t *testing.T, h Harness) {
 				}
 				handle(t, e, continuity.HookEvent{Kind: continuity.HookStop, SessionID: "s1", TranscriptPath: transcript, LastMessage: &reply})
 			}
+			opened := f.clock.Now()
 			handle(t, e, continuity.HookEvent{Kind: continuity.HookStart, Source: continuity.SourceStartup, SessionID: "s1", TranscriptPath: transcript})
 			turn("Plan the lease rules.", "Planned the lease rules.")
 			handle(t, e, continuity.HookEvent{Kind: continuity.HookPreCompact, SessionID: "s1", TranscriptPath: transcript, Trigger: "auto"})
+			handle(t, e, continuity.HookEvent{Kind: continuity.HookStart, Source: continuity.SourceCompact, SessionID: "s1", TranscriptPath: transcript})
+			f.clock.Advance(time.Minute)
 			handle(t, e, continuity.HookEvent{Kind: continuity.HookStart, Source: continuity.SourceClear, SessionID: "s1", TranscriptPath: transcript})
 			turn("Write the release notes.", "Wrote the release notes.")
 			out := handle(t, e, continuity.HookEvent{Kind: continuity.HookStart, Source: tc.then, SessionID: "s1", TranscriptPath: transcript})
@@ -333,6 +337,12 @@ func testSameIDClear(t *testing.T, h Harness) {
 			}
 			if !strings.Contains(string(text), "Write the release notes.") || strings.Contains(string(text), "lease rules") {
 				t.Errorf("the bottle after the clear:\n%s", text)
+			}
+			// Its header reads as a conversation the clear started: not the
+			// open's start, not the legs of before the clear.
+			head := strings.SplitN(string(text), "\n", 3)[1]
+			if strings.Contains(head, "started: "+opened.UTC().Format(time.RFC3339)) || !strings.Contains(head, fmt.Sprintf("legs: %d", tc.legs)) {
+				t.Errorf("the header after the clear: %q, want a start after %v and %d legs", head, opened, tc.legs)
 			}
 			archived, _ := filepath.Glob(filepath.Join(e.Bottler.Dir(), "archive", "*-s1.bottle", "*"))
 			var before strings.Builder

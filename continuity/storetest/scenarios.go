@@ -734,11 +734,23 @@ func scenarioClear(t *testing.T, h ScenarioHarness) {
 // holds only the prompts and Stop excerpts recorded after the last clear,
 // whatever activation follows it and whatever the clock said: a clear in
 // the instant of the last prompt, or as the id's first event, included.
+// Its start is the first of them (never before the last clear, never
+// after the first prompt kept) and its compactions are those since.
 func scenarioSameIDClear(t *testing.T, h ScenarioHarness) {
 	t.Parallel()
 	type step func(s *scene)
+	var clearedAt sync.Map // *scene → when s1 was last cleared
 	start := func(src continuity.Source) step {
-		return func(s *scene) { s.start(s.a, startOf("s1", src, "baton")) }
+		return func(s *scene) {
+			if src == continuity.SourceClear {
+				clearedAt.Store(s, s.clock.Now())
+			}
+			s.start(s.a, startOf("s1", src, "baton"))
+		}
+	}
+	compact := func(s *scene) {
+		s.preCompact(continuity.PreCompactParams{EventParams: hookEvent(evPreCompact, "s1"), Sealed: sealedOf("s1")})
+		s.start(s.a, startOf("s1", continuity.SourceCompact, "baton"))
 	}
 	prompt := func(text string) step { return func(s *scene) { s.prompt("s1", text) } }
 	stop := func(msg string) step { return func(s *scene) { s.stop(stopOf("s1", msg)) } }
@@ -746,32 +758,38 @@ func scenarioSameIDClear(t *testing.T, h ScenarioHarness) {
 	tick := func(s *scene) { s.clock.Advance(time.Second) }
 	other := func(s *scene) { s.startup("s2", "baton"); s.prompt("s2", "other conversation") }
 	startup, clear := start(continuity.SourceStartup), start(continuity.SourceClear)
-	before := []step{startup, tick, prompt("before"), tick, stop("answered before"), tick}
+	before := []step{startup, tick, prompt("before"), tick, compact, tick, stop("answered before"), tick}
 	cases := []struct {
 		name     string
 		steps    [][]step
 		prompts  []string
 		excerpts []string
+		// compactions the history holds: those since the last clear
+		compactions int
 	}{
 		{"clear drops the turns before it", [][]step{before, {clear, tick, prompt("after"), tick, stop("answered after")}},
-			[]string{"after"}, []string{"answered after"}},
-		{"nothing recorded since the clear", [][]step{before, {clear}}, nil, nil},
+			[]string{"after"}, []string{"answered after"}, 0},
+		{"nothing recorded since the clear", [][]step{before, {clear}}, nil, nil, 0},
 		{"a resume after the clear", [][]step{before, {clear, tick, prompt("after"), tick, stop("answered after"), tick, start(continuity.SourceResume)}},
-			[]string{"after"}, []string{"answered after"}},
+			[]string{"after"}, []string{"answered after"}, 0},
 		{"a compact after the clear", [][]step{before, {clear, tick, prompt("after"), tick, stop("answered after"), tick, start(continuity.SourceCompact)}},
-			[]string{"after"}, []string{"answered after"}},
+			[]string{"after"}, []string{"answered after"}, 1},
 		{"a second clear", [][]step{before, {clear, tick, prompt("between"), tick, stop("answered between"), tick, clear, tick, prompt("after"), tick, stop("answered after")}},
-			[]string{"after"}, []string{"answered after"}},
+			[]string{"after"}, []string{"answered after"}, 0},
+		{"a second clear right after the first", [][]step{before, {clear, tick, clear, tick, prompt("after"), tick, stop("answered after")}},
+			[]string{"after"}, []string{"answered after"}, 0},
+		{"a compaction after the clear", [][]step{before, {clear, tick, prompt("after"), tick, compact, tick, stop("answered after")}},
+			[]string{"after"}, []string{"answered after"}, 1},
 		{"a SessionEnd before the clear", [][]step{before, {end, tick, clear, tick, prompt("after"), tick, stop("answered after")}},
-			[]string{"after"}, []string{"answered after"}},
+			[]string{"after"}, []string{"answered after"}, 0},
 		{"the clear as the id's first event", [][]step{{clear, tick, prompt("after"), tick, stop("answered after")}},
-			[]string{"after"}, []string{"answered after"}},
+			[]string{"after"}, []string{"answered after"}, 0},
 		{"a prompt recorded before any open, then the clear", [][]step{{prompt("before"), tick, clear, tick, prompt("after"), tick, stop("answered after")}},
-			[]string{"after"}, []string{"answered after"}},
+			[]string{"after"}, []string{"answered after"}, 0},
 		{"the clear in the instant of the last prompt", [][]step{{startup, prompt("before"), stop("answered before"), clear, prompt("after"), stop("answered after")}},
-			[]string{"after"}, []string{"answered after"}},
+			[]string{"after"}, []string{"answered after"}, 0},
 		{"another conversation's clear", [][]step{before, {other, func(s *scene) { s.start(s.a, startOf("s2", continuity.SourceClear, "baton")) }}},
-			[]string{"before"}, []string{"answered before"}},
+			[]string{"before"}, []string{"answered before"}, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -784,6 +802,19 @@ func scenarioSameIDClear(t *testing.T, h ScenarioHarness) {
 			hist, err := s.a.SessionHistory(s.ctx, agent, "s1")
 			if err != nil {
 				t.Fatal(err)
+			}
+			if hist.Compactions != tc.compactions {
+				t.Errorf("history holds %d compactions, want %d (those since the clear)", hist.Compactions, tc.compactions)
+			}
+			var cleared time.Time
+			if at, ok := clearedAt.Load(s); ok {
+				cleared = at.(time.Time)
+			}
+			// Nothing kept since the clear tells no start: unknown, never
+			// the start of the conversation before it.
+			known := len(hist.Prompts) > 0 || len(hist.StopExcerpts) > 0 || cleared.IsZero()
+			if hist.Started.IsZero() == known || !hist.Started.IsZero() && hist.Started.Before(cleared) || len(hist.Prompts) > 0 && hist.Started.After(hist.Prompts[0].Time) {
+				t.Errorf("history started %v: unknown, before the clear at %v, or after the first prompt kept (%+v)", hist.Started, cleared, hist.Prompts)
 			}
 			var prompts, excerpts []string
 			for _, p := range hist.Prompts {
