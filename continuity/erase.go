@@ -37,8 +37,11 @@ type EraseResult struct {
 // Erase deletes every row tenant owns, in every table, a batch of rows per
 // transaction (Store.EraseBatch), so no transaction is long and an erase
 // that is stopped (MaxBatches, a cancelled context, a crash) leaves a
-// consistent store and finishes when run again. Erasing a tenant that owns
-// nothing completes at once. It runs under a grant the request path's
+// consistent store and finishes when run again. The batch that deletes
+// fewer rows than its size deleted the tenant's last, so the erase ends
+// even while the tenant's writes keep coming (they are erased with the
+// rest, until one batch outruns them). Erasing a tenant that owns nothing
+// completes at once. It runs under a grant the request path's
 // runtime role does not hold: adapters offer it to administrators only.
 //
 // Errors: invalid for a bad tenant or a batch over MaxEraseBatch; forbidden when the store's connection
@@ -65,12 +68,16 @@ func (s *Service) Erase(ctx context.Context, tenant string, p EraseParams) (Eras
 		if err != nil {
 			return res, err
 		}
-		if n == 0 {
+		if n > 0 {
+			res.Deleted += n
+			res.Batches++
+		}
+		if n < batch {
+			// The batch deleted the tenant's last rows: it owns none
+			// as of its commit (Store.EraseBatch).
 			res.Complete = true
 			return res, nil
 		}
-		res.Deleted += n
-		res.Batches++
 	}
 	return res, nil
 }

@@ -62,15 +62,20 @@ type Store interface {
 	// internal.
 	TouchLive(ctx context.Context, tenant string, t SessionTouch) (*Session, error)
 	// EraseBatch deletes up to limit of tenant's rows, whichever of the
-	// store's tables holds them, in one transaction of its own, and
-	// returns how many it deleted: 0 once the tenant owns no row
-	// anywhere. Calling it until it returns 0 erases the tenant; an erase
+	// store's tables hold them (going on to the next table while the
+	// limit is not spent), in one transaction of its own, and returns how
+	// many it deleted: fewer than limit only when it deleted every row
+	// the tenant owned, 0 once the tenant owns none anywhere. Calling it
+	// until it returns fewer than limit erases the tenant; an erase
 	// stopped between calls resumes where it stopped. No write of the
 	// tenant overlaps a call (on SQLite the immediate transaction; on
 	// Postgres a lock of the tenant every write transaction holds shared
-	// and each call exclusively): a call that returns 0 found the tenant
-	// empty as of its commit, every write that committed before it
-	// erased, and a write that commits after it is a new one. It does not run
+	// and each call exclusively): a call that returns fewer than limit
+	// left the tenant empty as of its commit, every write that committed
+	// before it erased, and a write that commits after it is a new one.
+	// An erase whose last call had to find the tenant empty with no row
+	// to delete never ended while the tenant's writes kept coming: each
+	// call found the rows written since the one before. It does not run
 	// under the role Write and Read run under: on Postgres it needs a
 	// grant the runtime role lacks (migration 008's baton_erase_batch),
 	// and a connection without it gets forbidden. A tenant ValidateTenant

@@ -532,11 +532,11 @@ func (w *Worker) resolve(ctx context.Context, tenant string, c claim, id uuid.UU
 		if err != nil {
 			return err
 		}
-		row, err := tx.SessionByID(ctx, c.run)
+		row, err := w.claimedRow(ctx, tx, c)
 		if err != nil {
 			return err
 		}
-		if !w.holds(row, c) {
+		if row == nil {
 			return errFenced
 		}
 		to, err := memrule.Transition(EventResolve, m.Status)
@@ -558,6 +558,22 @@ func (w *Worker) resolve(ctx context.Context, tenant string, c claim, id uuid.UU
 	return done, err
 }
 
+// claimedRow reads the claimed run in tx: nil when the claim no longer
+// holds on it, or when it is gone (its tenant was erased meanwhile), which
+// ends the claim as surely as a resurrection does.
+func (w *Worker) claimedRow(ctx context.Context, tx Tx, c claim) (*Session, error) {
+	row, err := tx.SessionByID(ctx, c.run)
+	switch {
+	case ErrorCode(err) == CodeNotFound:
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case !w.holds(row, c):
+		return nil, nil
+	}
+	return row, nil
+}
+
 // holds reports whether the claim still holds on the row: still closed, at
 // the claimed epoch, under the claim's attempt id.
 func (w *Worker) holds(row *Session, c claim) bool {
@@ -576,6 +592,9 @@ func (w *Worker) finish(ctx context.Context, tenant string, c claim, resolved in
 		now := w.svc.clock()
 		finished = false
 		row, err := tx.SessionByID(ctx, c.run)
+		if ErrorCode(err) == CodeNotFound {
+			return nil // erased: nothing to write back, nor a row to file a line under
+		}
 		if err != nil {
 			return err
 		}
@@ -610,12 +629,9 @@ func (w *Worker) finish(ctx context.Context, tenant string, c claim, resolved in
 func (w *Worker) fail(ctx context.Context, tenant string, c claim, cause error) error {
 	return w.svc.store.Write(context.WithoutCancel(ctx), tenant, func(ctx context.Context, tx Tx) error {
 		now := w.svc.clock()
-		row, err := tx.SessionByID(ctx, c.run)
-		if err != nil {
+		row, err := w.claimedRow(ctx, tx, c)
+		if err != nil || row == nil {
 			return err
-		}
-		if !w.holds(row, c) {
-			return nil
 		}
 		row.CloserFailures++
 		next := now.Add(triage.CloserBackoff(row.CloserFailures))
@@ -635,6 +651,9 @@ func (w *Worker) fail(ctx context.Context, tenant string, c claim, cause error) 
 func (w *Worker) abandon(ctx context.Context, tenant string, c claim, reason string) error {
 	return w.svc.store.Write(context.WithoutCancel(ctx), tenant, func(ctx context.Context, tx Tx) error {
 		row, err := tx.SessionByID(ctx, c.run)
+		if ErrorCode(err) == CodeNotFound {
+			return nil // erased: no row to file the line under
+		}
 		if err != nil {
 			return err
 		}

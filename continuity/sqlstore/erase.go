@@ -51,7 +51,11 @@ func quoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`,
 // tenant's write lock (tenantWriteLock) exclusively, then calls
 // baton_erase_batch as the connecting user, never as the runtime role:
 // the function is granted to AdminRole and to no one else, so a login that
-// is only a member of the runtime role is refused (forbidden).
+// is only a member of the runtime role is refused (forbidden). A call of
+// the function deletes from one table only, the first that holds rows of
+// the tenant; the batch calls it again, with what is left of its limit,
+// until the limit is spent or a call finds no row, so one transaction
+// deletes the tenant's last rows of every table and sees it empty.
 func (s *Store) EraseBatch(ctx context.Context, tenant string, limit int) (int, error) {
 	if err := continuity.ValidateTenant(tenant); err != nil {
 		return 0, err
@@ -74,7 +78,14 @@ func (s *Store) EraseBatch(ctx context.Context, tenant string, limit int) (int, 
 				if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock("+tenantWriteLock+")", tenant); err != nil {
 					return err
 				}
-				return tx.QueryRowContext(ctx, "SELECT baton_erase_batch(?, ?)", tenant, limit).Scan(&n)
+				for n < limit {
+					var d int
+					if err := tx.QueryRowContext(ctx, "SELECT baton_erase_batch(?, ?)", tenant, limit-n).Scan(&d); err != nil || d == 0 {
+						return err
+					}
+					n += d
+				}
+				return nil
 			}
 			tables, err := s.tenantTables(ctx, tx)
 			if err != nil {
@@ -82,14 +93,16 @@ func (s *Store) EraseBatch(ctx context.Context, tenant string, limit int) (int, 
 			}
 			for _, table := range tables {
 				q := "DELETE FROM " + quoteIdent(table) + " WHERE rowid IN (SELECT rowid FROM " + quoteIdent(table) + " WHERE user_id = ? LIMIT ?)"
-				res, err := tx.ExecContext(ctx, q, tenant, limit)
+				res, err := tx.ExecContext(ctx, q, tenant, limit-n)
 				if err != nil {
 					return err
 				}
 				d, err := res.RowsAffected()
-				if err != nil || d > 0 {
-					n = int(d)
+				if err != nil {
 					return err
+				}
+				if n += int(d); n == limit {
+					return nil
 				}
 			}
 			return nil

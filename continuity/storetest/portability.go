@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -889,6 +890,70 @@ func testErase(t *testing.T, h Harness) {
 			}
 		}
 		same(t, "tenant B's raw counts", rawRows(t, f, tenantB), beforeB)
+	})
+
+	// 32 callers write the tenant while it is erased, each starting writes
+	// until the erase has returned: every write that committed before the
+	// erase's last batch is erased, so what is left is whole writes that
+	// committed after it, at most one in flight per caller (a memory is
+	// left with its create event, never one without the other), and the
+	// other tenant is untouched.
+	t.Run("ThirtyTwoCallersWriting", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, h)
+		populate(t, f, tenantA, 2, 20)
+		populate(t, f, tenantB, 1, 5)
+		beforeB := rawRows(t, f, tenantB)
+		exportB, _ := exportOf(t, f, tenantB)
+		var done atomic.Bool
+		var wrote atomic.Int64
+		errs := make(chan error, 32)
+		var wg sync.WaitGroup
+		for i := range 32 {
+			wg.Go(func() {
+				for k := 0; !done.Load(); k++ {
+					var err error
+					if i%2 == 0 {
+						_, err = f.svc.Remember(ctx, tenantA, remember(continuity.KindNote, fmt.Sprintf("w%d-%d", i, k), "written during the erase", "", ""))
+					} else {
+						sid := fmt.Sprintf("w%d-%d", i, k)
+						if _, err = f.svc.Open(ctx, tenantA, startup(sid)); err == nil {
+							excerpt := "stopped"
+							_, err = f.svc.Heartbeat(ctx, tenantA, continuity.HeartbeatParams{Agent: agent, SessionID: sid, LastMessageExcerpt: &excerpt, Stop: true})
+						}
+					}
+					if err != nil && continuity.ErrorCode(err) != continuity.CodeNotFound {
+						errs <- err
+						return
+					}
+					wrote.Add(1)
+				}
+			})
+		}
+		for wrote.Load() < 64 {
+			time.Sleep(time.Millisecond)
+		}
+		res, err := f.svc.Erase(ctx, tenantA, continuity.EraseParams{})
+		done.Store(true)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("a writer: %v", err)
+		}
+		if err != nil || !res.Complete {
+			t.Fatalf("the erase = %+v, %v", res, err)
+		}
+		left := rawRows(t, f, tenantA)
+		if left["memories"] != left["memory_events"] || left["memories"] > 16 || left["agent_sessions"] > 16 {
+			t.Errorf("after the erase reported complete tenant A holds %v: more than the writes in flight, or a memory apart from its event", left)
+		}
+		same(t, "tenant B's raw counts", rawRows(t, f, tenantB), beforeB)
+		if got, _ := exportOf(t, f, tenantB); !bytes.Equal(got, exportB) {
+			t.Errorf("tenant B's rows changed: %s", diffLine(exportB, got))
+		}
+		if res, err := f.svc.Erase(ctx, tenantA, continuity.EraseParams{}); err != nil || !res.Complete || res.Deleted != total(left) {
+			t.Errorf("erasing what was left (%d rows) = %+v, %v", total(left), res, err)
+		}
 	})
 
 	// A tenant id is trimmed by every method that writes the tenant's

@@ -343,4 +343,33 @@ func txEraseBatch(t *testing.T, f *fixture) {
 	if left := c.left(t, f, tenantA); len(left) != 0 {
 		t.Errorf("tenant A still reads rows in %v", left)
 	}
+
+	// A call goes on to the next table while its limit is not spent: one
+	// that returns fewer than its limit deleted the tenant's every row, in
+	// every table. A call that stopped at the first table holding rows
+	// returned fewer than its limit with rows of later tables left.
+	for _, extra := range []int{-1, 0, 1} {
+		inWrite(t, f, tenantA, newConversation(fmt.Sprint("s", extra+2), f.clock.Now()).write)
+		rows := rawRows(t, f, tenantA)
+		all, tables := total(rows), 0
+		for _, n := range rows {
+			if n > 0 {
+				tables++
+			}
+		}
+		if tables < 2 {
+			t.Fatalf("the conversation fills %d tables, want several", tables)
+		}
+		n, err := f.store.EraseBatch(ctx, tenantA, all+extra)
+		switch left := total(rawRows(t, f, tenantA)); {
+		case err != nil:
+			t.Fatal(err)
+		case n != min(all, all+extra) || left != all-n:
+			t.Errorf("EraseBatch(%d) of %d rows in %d tables deleted %d and left %d, want %d deleted", all+extra, all, tables, n, left, min(all, all+extra))
+		}
+		if n, err := f.store.EraseBatch(ctx, tenantA, all); err != nil || n != max(0, -extra) {
+			t.Errorf("the next EraseBatch = %d, %v; want the %d rows left", n, err, max(0, -extra))
+		}
+	}
+	same(t, "tenant B's rows", rawRows(t, f, tenantB), beforeB)
 }

@@ -338,6 +338,47 @@ func testWorker(t *testing.T, h Harness) {
 		})
 	})
 
+	// A tenant erased (or partly erased: an erase stopped after its first
+	// batches) while the closer judges one of its runs: the claim no longer
+	// holds, so the pass is abandoned, with no error and no failure, and
+	// writes nothing back into the tenant; the erase, run again to the
+	// end, leaves nothing.
+	t.Run("TheTenantIsErasedMeanwhile", func(t *testing.T) {
+		for _, batches := range []int{0, 1, 2} {
+			t.Run("after "+strconv.Itoa(batches)+" batches", func(t *testing.T) {
+				t.Parallel()
+				f := newFixture(t, h)
+				briefedSession(t, f, tenantA, "s1", 2)
+				closeSession(t, f, tenantA, "s1")
+				mustOpen(t, f, tenantB, startup("b1"))
+				beforeB := rawRows(t, f, tenantB)
+				j := &fixedJudge{all: true}
+				j.hook = func(continuity.JudgeCase) {
+					if _, err := f.svc.Erase(ctx, tenantA, continuity.EraseParams{Batch: 1, MaxBatches: batches}); err != nil {
+						t.Error(err)
+					}
+				}
+				res, err := continuity.NewWorker(f.svc, continuity.WithCloser(j)).Tick(ctx)
+				if err != nil {
+					t.Errorf("the pass over an erased tenant failed: %v", err)
+				}
+				if res.Claimed != 1 || res.Abandoned != 1 || res.Failed != 0 || res.Finished != 0 {
+					t.Errorf("pass = %+v, want the claim abandoned, nothing failed or finished", res)
+				}
+				er, err := f.svc.Erase(ctx, tenantA, continuity.EraseParams{})
+				if err != nil || !er.Complete {
+					t.Fatalf("the erase run again = %+v, %v", er, err)
+				}
+				for table, n := range rawRows(t, f, tenantA) {
+					if n != 0 {
+						t.Errorf("after the erase tenant A has %d rows in %s", n, table)
+					}
+				}
+				same(t, "tenant B's raw counts", rawRows(t, f, tenantB), beforeB)
+			})
+		}
+	})
+
 	t.Run("PendingExpiresOnClaim", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, h)
