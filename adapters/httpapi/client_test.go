@@ -252,6 +252,8 @@ func TestClientRefusesOtherSuccesses(t *testing.T) {
 		{"another route's answer", 200, "application/json", `{"text":"the debrief"}`, memory, false},
 		{"an error under a 200", 200, "application/json", `{"error":{"code":"not_found","message":"m"}}`, memory, false},
 		{"an object that does not end", 200, "application/json", string(own[:len(own)-1]), memory, false},
+		{"trailing garbage", 200, "application/json", string(own) + "garbage", memory, false},
+		{"a second object after it", 200, "application/json", string(own) + `{"id":"` + id + `"}`, memory, false},
 		{"an HTML page", 200, "text/html", "<html>portal</html>", memory, false},
 		{"JSON under another type", 200, "text/plain", string(own), memory, false},
 		{"no type", 200, "", string(own), memory, false},

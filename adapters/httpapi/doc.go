@@ -10,7 +10,10 @@
 // named in another case than their field's or repeated in one object,
 // other JSON types, trailing data and bodies over MaxBodyBytes are
 // refused, and so is a query parameter a route does not take) and text that is not UTF-8 reaches the service as sent, so it
-// is refused naming its field. A 401 carries WWW-Authenticate: Bearer.
+// is refused naming its field. A body is read within Options.BodyTimeout
+// when the server bounds no read of its own; a write read whole is done
+// even when its client disconnects before the answer. A 401 carries
+// WWW-Authenticate: Bearer.
 // Requests are logged with their id, route, status and duration only.
 // openapi.json describes every route and is tested against the handler in
 // both directions.

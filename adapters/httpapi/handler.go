@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -21,6 +22,20 @@ import (
 // MaxBodyBytes bounds a request body; a larger one is too_large.
 const MaxBodyBytes = 64 << 10
 
+// Handler defaults, declared once.
+const (
+	// DefaultBodyTimeout bounds reading a request's body under a server
+	// that sets no ReadTimeout of its own (Options.BodyTimeout): a body is
+	// at most MaxBodyBytes, so only a client that stalls takes that long.
+	DefaultBodyTimeout = time.Minute
+	// workTimeout bounds the work of a write once its body is read. The
+	// work is not the client's to cancel: a hook that gives up (its own
+	// timeout, its process killed by the harness) after sending a whole
+	// event would otherwise leave it half done on the server, its receipt
+	// never written.
+	workTimeout = time.Minute
+)
+
 // Options configures a Handler.
 type Options struct {
 	// Authenticator decides each request's tenant. Nil refuses every
@@ -40,6 +55,12 @@ type Options struct {
 	// (see package statuspage), behind Authenticator unless it names its
 	// own.
 	Status *statuspage.Options
+	// BodyTimeout bounds reading a request's body when the server sets no
+	// ReadTimeout of its own (DefaultBodyTimeout): a client that sends its
+	// headers and stalls in its body (a slow-loris) is answered invalid,
+	// naming the body, rather than holding its connection for ever. A
+	// server's ReadTimeout, when it sets one, is left to bound it alone.
+	BodyTimeout time.Duration
 }
 
 // handler serves the route table.
@@ -48,6 +69,8 @@ type handler struct {
 	auth  Authenticator
 	admin Authenticator
 	log   *slog.Logger
+	// body bounds reading a request's body (Options.BodyTimeout).
+	body time.Duration
 }
 
 // NewHandler returns the HTTP surface over api, which binds a tenant that
@@ -56,7 +79,10 @@ type handler struct {
 // prefix with http.StripPrefix. It uses the standard library's ServeMux
 // only.
 func NewHandler(api func(tenant string) continuity.API, opts Options) http.Handler {
-	h := &handler{api: api, auth: opts.Authenticator, admin: opts.AdminAuthenticator, log: opts.Logger}
+	h := &handler{api: api, auth: opts.Authenticator, admin: opts.AdminAuthenticator, log: opts.Logger, body: opts.BodyTimeout}
+	if h.body <= 0 {
+		h.body = DefaultBodyTimeout
+	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -161,12 +187,21 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, rt *route) {
 		}
 		api = h.api(tenant)
 	}
-	req, err := decodeRequest(w, r, rt)
+	req, err := decodeRequest(w, r, rt, h.body)
 	if err != nil {
 		writeJSON(w, Status(continuity.ErrorCode(err)), ErrorBody{Error: wireError(err)})
 		return
 	}
-	res, err := rt.serve(r.Context(), api, req, r.PathValue)
+	// The request's context ends when its client disconnects; a write it
+	// sent whole is done all the same (workTimeout says why). A read so
+	// abandoned, an export's stream included, has nothing to finish.
+	ctx := r.Context()
+	if rt.method != http.MethodGet {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), workTimeout)
+		defer cancel()
+	}
+	res, err := rt.serve(ctx, api, req, r.PathValue)
 	switch {
 	case err != nil && rt.traits&partial != 0:
 		writeJSON(w, Status(continuity.ErrorCode(err)), errorAnswer(err, res))
@@ -239,14 +274,15 @@ func writeStream(w http.ResponseWriter, stream exportStream) {
 
 // decodeRequest returns a pointer to the route's request decoded from the
 // body (POST, sent as application/json) or the query (GET), at most
-// MaxBodyBytes of body read. A route that takes no query (a POST, a read
+// MaxBodyBytes of body read, within timeout when the server bounds no
+// read of its own. A route that takes no query (a POST, a read
 // of nothing but its path) refuses every query parameter, as a body
 // refuses a member its request has not: ignored, it would be one the
 // caller meant (a run id to attribute a write to). The health probe
 // answers whatever asks it.
 //
 // Errors: invalid, too_large.
-func decodeRequest(w http.ResponseWriter, r *http.Request, rt *route) (any, error) {
+func decodeRequest(w http.ResponseWriter, r *http.Request, rt *route, timeout time.Duration) (any, error) {
 	query := r.URL.RawQuery
 	if rt.traits&public != 0 {
 		query = ""
@@ -281,6 +317,15 @@ func decodeRequest(w http.ResponseWriter, r *http.Request, rt *route) (any, erro
 	// let 64 KiB stand for gigabytes).
 	if !identityEncoding(r.Header.Values("Content-Encoding")) {
 		return nil, continuity.Invalid("Content-Encoding", "must be absent or identity: bodies are read uncompressed")
+	}
+	if srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server); srv == nil || srv.ReadTimeout <= 0 {
+		// Cleared once the body is read: a deadline left on the connection
+		// would end the request's context (net/http's read for a closed
+		// connection would fail) while its work runs.
+		rc := http.NewResponseController(w)
+		if rc.SetReadDeadline(time.Now().Add(timeout)) == nil {
+			defer rc.SetReadDeadline(time.Time{})
+		}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	var tooLarge *http.MaxBytesError

@@ -62,6 +62,8 @@ func RunScenarios(t *testing.T, h ScenarioHarness) {
 	t.Run("Chaos", func(t *testing.T) { scenarioChaos(t, h) })
 	t.Run("HandoverAcrossSkewedClocks", func(t *testing.T) { scenarioHandoverSkew(t, h) })
 	t.Run("StopAfterClockStep", func(t *testing.T) { scenarioStopClockStep(t, h) })
+	t.Run("OneConversationRace", func(t *testing.T) { scenarioOneConversationRace(t, h) })
+	t.Run("StopNudgeRace", func(t *testing.T) { scenarioStopNudgeRace(t, h) })
 }
 
 // scene is one scenario's backend: two tenants and their clock.
