@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,6 +34,7 @@ func testDoctor(t *testing.T, h Harness) {
 	t.Run("StuckTriage", func(t *testing.T) { t.Parallel(); testDoctorStuckTriage(t, h) })
 	t.Run("CloserFailures", func(t *testing.T) { t.Parallel(); testDoctorCloser(t, h) })
 	t.Run("UnclaimedBottle", func(t *testing.T) { t.Parallel(); testDoctorUnclaimed(t, h) })
+	t.Run("UnclaimedBottleOfASkewedSealer", func(t *testing.T) { t.Parallel(); testDoctorUnclaimedSkewed(t, h) })
 }
 
 // doctorAt runs the doctor of tenant A with the clock at now.
@@ -300,7 +302,7 @@ func testDoctorUnanswered(t *testing.T, h Harness) {
 		{"the end budget spent", T.Add(continuity.MaxEndBudget), true},
 	})
 	for _, w := range fired {
-		if w.SessionID != "s1" || w.Agent != agent || !strings.Contains(w.Sentence, "1 hook event arrived and left neither the record its work writes nor a failure (the newest: claude-code SessionEnd, which writes a handover, 1m ago)") {
+		if w.SessionID != "s1" || w.Agent != agent || !strings.Contains(w.Sentence, "1 hook event arrived and left neither the record its work writes nor a failure (the newest: claude-code SessionEnd, which writes a handover, 1m ago: received 2026-11-30 09:00:00 UTC, now 2026-11-30 09:01:00 UTC)") {
 			t.Errorf("finding %+v", w)
 		}
 	}
@@ -434,6 +436,39 @@ func testDoctorUnclaimed(t *testing.T, h Harness) {
 		if w.SessionID != "s1" || w.Agent != agent || !strings.Contains(w.Sentence, "`baton bottle show s1`") {
 			t.Errorf("finding %+v", w)
 		}
+	}
+}
+
+// testDoctorUnclaimedSkewed: a bottle sealed by a host whose clock is off
+// (a Bottler over the API, on the host's clock) is aged by the store's
+// clock, as the doctor's now is: a host 30 hours behind makes no finding
+// of a marker armed just now, and a host 30 days ahead does not hide one
+// left unclaimed a lease.
+func testDoctorUnclaimedSkewed(t *testing.T, h Harness) {
+	ctx := context.Background()
+	for _, skew := range []time.Duration{-30 * time.Hour, 30 * 24 * time.Hour} {
+		t.Run(fmt.Sprintf("sealer clock %+v", skew), func(t *testing.T) {
+			f := newFixture(t, h)
+			bs := f.svc.Bottles(tenantA, agent)
+			mustOpen(t, f, tenantA, startup("s1"))
+			mustOpen(t, f, tenantA, startup("s2"))
+			must(t, "prompt", bs.RecordPrompt(ctx, "s1", "refactor the lease"))
+			ex := "Refactored."
+			_, err := f.svc.Heartbeat(ctx, tenantA, continuity.HeartbeatParams{Agent: agent, SessionID: "s1", Stop: true, LastMessageExcerpt: &ex})
+			must(t, "stop", err)
+			host := NewClock()
+			host.Set(f.clock.Now().Add(skew))
+			bt := &bottle.Bottler{Home: t.TempDir(), History: bs, Marker: bs, Clock: testClock{host}}
+			if res, err := bt.Seal(ctx, "s1", "/nonexistent/transcript.jsonl", time.Second); err != nil || !res.Armed {
+				t.Fatalf("seal = %+v, %v; want a marker armed", res, err)
+			}
+			T := f.clock.Now()
+			wantBoundaries(t, f, continuity.CheckUnclaimedBottle, continuity.SeverityWarning, []boundary{
+				{"just sealed", T, false},
+				{"a microsecond inside the lease", T.Add(leaseSpan - time.Microsecond), false},
+				{"armed a lease ago", T.Add(leaseSpan), true},
+			})
+		})
 	}
 }
 
