@@ -240,10 +240,14 @@ func testDoctorWriterStopped(t *testing.T, h Harness) {
 				mustOpen(t, f, tenantA, startup("s2"))
 				fired := wantBoundaries(t, f, continuity.CheckWriterStopped, continuity.SeverityFailure,
 					[]boundary{{name, f.clock.Now(), tc.fires}})
+				// The finding names the instants it compared: the record's
+				// (or the first open's), where staleness began and now.
+				compared := fmt.Sprintf("%s, compared with the activations from %s and with now, %s)",
+					stampOf(R), stampOf(R.Add(stale)), stampOf(f.clock.Now()))
 				for _, w := range fired {
-					want := "its newest checkpoint or handover is 2d old"
+					want := "its newest checkpoint or handover is 2d old (stale from 2d; written " + compared
 					if !record {
-						want = "no checkpoint or handover was ever written"
+						want = "no checkpoint or handover was ever written in the 2d since its first session (opened " + compared
 					}
 					if w.Project != "baton" || !strings.Contains(w.Sentence, want) || !strings.Contains(w.Sentence, `Project "baton": 2 sessions`) {
 						t.Errorf("finding %+v, want project baton, 2 sessions and %q", w, want)
@@ -253,6 +257,9 @@ func testDoctorWriterStopped(t *testing.T, h Harness) {
 		}
 	}
 }
+
+// stampOf is how a finding names an instant it compared.
+func stampOf(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
 
 // testDoctorUnclosed: session.started minus session.closed over the window
 // exceeds the sessions leased open.
@@ -433,7 +440,8 @@ func testDoctorUnclaimed(t *testing.T, h Harness) {
 		{"the window past it ended", T.Add(leaseSpan + stale), false},
 	})
 	for _, w := range fired {
-		if w.SessionID != "s1" || w.Agent != agent || !strings.Contains(w.Sentence, "`baton bottle show s1`") {
+		if w.SessionID != "s1" || w.Agent != agent || !strings.Contains(w.Sentence, "`baton bottle show s1`") ||
+			!strings.Contains(w.Sentence, "ago (armed "+stampOf(T)+", now ") {
 			t.Errorf("finding %+v", w)
 		}
 	}
