@@ -463,7 +463,14 @@ func renderReconstructed(p Page, now time.Time) Result {
 		obs = append(obs, p.Observations...)
 	}
 	// An observation with no prompt number goes to the turn whose prompt
-	// came last before it.
+	// came last before it. Only time can place it: baton writes nothing per
+	// tool call (its hooks are start, prompt, stop, precompact and end), so
+	// no record of its own lies between a tool call and a prompt to order
+	// them by, and without a transcript a ToolUseID matches no call.
+	// The two instants come from two clocks, the host's (tool time) and the
+	// store's (the prompt's stamp), so a host whose clock is off from the
+	// store's files such an observation a turn early or late; a host that
+	// sets PromptNumber is placed exactly.
 	for i := range obs {
 		if obs[i].PromptNumber > 0 {
 			continue

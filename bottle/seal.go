@@ -62,7 +62,8 @@ type Marker struct {
 	// they are then.
 	Plan ReadPlan `json:"-"`
 	// ArmedAt is when the marker was armed; zero (absent on the wire) lets
-	// the store stamp its own now.
+	// the store stamp its own now, which Seal always does: a time this
+	// host's clock stamped would be aged against the store's.
 	ArmedAt time.Time `json:"armedAt,omitzero"`
 }
 
@@ -130,7 +131,9 @@ func (b *Bottler) Seal(ctx context.Context, sessionID, transcriptPath string, bu
 	if !res.Sealed || b.Marker == nil {
 		return res, nil
 	}
-	m := Marker{SessionID: sessionID, Path: bt.Path, Gap: bt.Gap, Mode: bt.Mode, Task: bt.Task, ArmedAt: b.clock().Now().UTC()}
+	// ArmedAt is left to the store: a marker is aged by its clock (the
+	// doctor's unclaimed-bottle check), and this host's may be hours off.
+	m := Marker{SessionID: sessionID, Path: bt.Path, Gap: bt.Gap, Mode: bt.Mode, Task: bt.Task}
 	if err := b.Marker.ArmBottle(ctx, m); err != nil {
 		return res, fmt.Errorf("bottle: arm marker: %w", err)
 	}

@@ -286,8 +286,8 @@ func diagnose(f doctorFacts, pol doctorPolicy, now time.Time) DoctorReport {
 	r.Findings = append(r.Findings, closerFailures(f.counts, pol)...)
 	for _, m := range f.armed {
 		r.Findings = append(r.Findings, Finding{Check: CheckUnclaimedBottle, Severity: SeverityWarning, Agent: m.Agent, SessionID: m.SessionID,
-			Sentence: fmt.Sprintf("A bottle was sealed at a compaction %s ago and no SessionStart has claimed it: the start hook did not run after that compaction. Check that baton's start hook is installed for compactions (`baton install --harness NAME`); `baton bottle show %s` prints what the session lost.",
-				freshness.Compact(now.Sub(m.ArmedAt)), m.SessionID)})
+			Sentence: fmt.Sprintf("A bottle was sealed at a compaction %s ago (armed %s, now %s) and no SessionStart has claimed it: the start hook did not run after that compaction. Check that baton's start hook is installed for compactions (`baton install --harness NAME`); `baton bottle show %s` prints what the session lost.",
+				freshness.Compact(now.Sub(m.ArmedAt)), stamp(m.ArmedAt), stamp(now), m.SessionID)})
 	}
 	slices.SortStableFunc(r.Findings, func(a, b Finding) int { return severityRank(b.Severity) - severityRank(a.Severity) })
 	return r
@@ -330,10 +330,12 @@ func writerStopped(p projectFacts, pol doctorPolicy, now time.Time) []Finding {
 	if p.openedWhileStale < DoctorMinSessions {
 		return nil
 	}
-	what := fmt.Sprintf("its newest checkpoint or handover is %s old (stale from %s)",
-		freshness.Compact(now.Sub(p.NewestRecordAt)), freshness.Compact(pol.fresh.Stale))
+	what := fmt.Sprintf("its newest checkpoint or handover is %s old (stale from %s; written %s, compared with the activations from %s and with now, %s)",
+		freshness.Compact(now.Sub(p.NewestRecordAt)), freshness.Compact(pol.fresh.Stale),
+		stamp(p.NewestRecordAt), stamp(pol.fresh.StaleAt(p.NewestRecordAt)), stamp(now))
 	if p.NewestRecordAt.IsZero() {
-		what = fmt.Sprintf("no checkpoint or handover was ever written in the %s since its first session", freshness.Compact(now.Sub(p.FirstOpenedAt)))
+		what = fmt.Sprintf("no checkpoint or handover was ever written in the %s since its first session (opened %s, compared with the activations from %s and with now, %s)",
+			freshness.Compact(now.Sub(p.FirstOpenedAt)), stamp(p.FirstOpenedAt), stamp(pol.fresh.StaleAt(p.FirstOpenedAt)), stamp(now))
 	}
 	return []Finding{{Check: CheckWriterStopped, Severity: SeverityFailure, Project: p.Project,
 		Sentence: fmt.Sprintf("%s: %s opened while %s: the writer of checkpoints (PreCompact) and handovers (SessionEnd) has stopped, and every new session resumes from history. Check that baton's precompact and end hooks are installed and run (`baton install --harness NAME`), and read provider.event.failed in the ledger.",
@@ -377,10 +379,16 @@ func unansweredReceipts(lines []LedgerEntry, kept map[answerKey]bool, now time.T
 	}
 	newest := open[0]
 	return []Finding{{Check: CheckUnansweredReceipt, Severity: SeverityWarning, Agent: newest.Fields["agent"], SessionID: newest.Session,
-		Sentence: fmt.Sprintf("%s arrived and left neither the record its work writes nor a failure (the newest: %s %s, which writes a %s, %s ago): the work after the receipt stopped without a trace, a killed hook or a silent refusal. Raise the harness's hook timeout if it kills baton's end hook, else report it with `baton doctor --json`.",
+		Sentence: fmt.Sprintf("%s arrived and left neither the record its work writes nor a failure (the newest: %s %s, which writes a %s, %s ago: received %s, now %s): the work after the receipt stopped without a trace, a killed hook or a silent refusal. Raise the harness's hook timeout if it kills baton's end hook, else report it with `baton doctor --json`.",
 			plural(len(open), "hook event"), newest.Fields["provider"], newest.Fields["provider_event"], strings.TrimPrefix(newest.Fields[receiptExpects], "record."),
-			freshness.Compact(now.Sub(newest.At)))}}
+			freshness.Compact(now.Sub(newest.At)), stamp(newest.At), stamp(now))}}
 }
+
+// stamp names an instant a finding compared, to the second. Every instant
+// the doctor compares was stamped on one clock, the store's (StoreClock),
+// whichever host wrote it; naming them lets a person see what was compared
+// when a host's stamps are off anyway (a service given another clock).
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
 
 // answerKey is the line that answers a receipt: the record event it
 // expects, of its conversation.

@@ -263,18 +263,20 @@ func (e *Episodes) Briefing(ctx context.Context, cwd, project string) (string, e
 
 // handover renders the newest handover with its freshness and its
 // divergence against the HEAD of the working directory cwd, which head
-// reads, or "" when there is none. The record was stamped by the server's
-// clock, which need not agree with this host's (a team server, an NTP
-// step): its age is read at the later of e.now() and served, the server's
-// instant of the answer that carried it (zero when unknown), so a hook
-// whose clock lags never reads a handover just written as in the future.
+// reads, or "" when there is none. The record was stamped by the serving
+// Service's clock (the store's, a StoreClock's), which need not agree with
+// this host's (a team server, a host whose clock is off, an NTP step): its
+// age is read at served, that clock's instant of the answer that carried
+// it, so neither a hook whose clock lags reads a handover just written as
+// in the future nor one whose clock runs ahead reads it as stale at once.
+// Only an answer that carried no instant (zero) is read at e.now().
 func (e *Episodes) handover(ctx context.Context, cwd string, h *Record, served time.Time, head func() (workdir.Head, error)) string {
 	if h == nil {
 		return ""
 	}
-	now := e.now()
-	if served.After(now) {
-		now = served
+	now := served
+	if now.IsZero() {
+		now = e.now()
 	}
 	a := freshness.Assessment{Freshness: e.Freshness.Of(h.CreatedAt, now)}
 	if cwd != "" {

@@ -32,7 +32,8 @@ type Service struct {
 type Option func(*Service)
 
 // WithClock injects the clock. Times are truncated to microseconds, the
-// precision both backends keep.
+// precision both backends keep. Without it the clock is the store's when the
+// store is a StoreClock, else time.Now.
 func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
 
 // WithLeasePolicy replaces lease.Default.
@@ -63,6 +64,9 @@ func New(store Store, opts ...Option) *Service {
 		freshness:  freshness.Default,
 		newID:      mustV7,
 	}
+	if c, ok := store.(StoreClock); ok {
+		s.now = c.Now
+	}
 	for _, o := range opts {
 		o(s)
 	}
@@ -76,6 +80,12 @@ func (s *Service) Store() Store { return s.store }
 func (s *Service) LeasePolicy() lease.Policy { return s.lease }
 
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+
+// Now is the clock the service stamps and reads on (the store's, a
+// StoreClock's, unless WithClock gave another), in the precision it keeps:
+// a surface beside the service (a status page) reads ages on it, not on its
+// host's clock.
+func (s *Service) Now() time.Time { return s.clock() }
 
 func mustV7() uuid.UUID {
 	id, err := uuid.NewV7()

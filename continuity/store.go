@@ -7,6 +7,20 @@ import (
 	"github.com/google/uuid"
 )
 
+// StoreClock is implemented by a Store whose clock every process that
+// opens it shares: the Service stamps and reads on it unless WithClock
+// gives another. baton runs on many hosts against one store (replicas of a
+// team server, every developer's hook), and a time one host stamped is
+// compared with another's now by freshness, the lease and the doctor; on
+// one clock, a host whose own clock runs hours ahead or behind neither
+// writes a handover that reads as from the future nor one that reads as
+// stale at once. Now is read often (every stamp): it must not touch the
+// database.
+type StoreClock interface {
+	// Now is the store's clock as this process reads it.
+	Now() time.Time
+}
+
 // Store is baton's storage. It offers transactions scoped to one tenant; the
 // Service sequences rules inside them, so every multi-row decision runs in one
 // transaction. continuity/sqlstore implements it on SQLite and Postgres, and

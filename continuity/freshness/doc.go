@@ -10,7 +10,11 @@
 // Thresholds are declared once, in Policy (Default: fresh under 12 h, stale
 // from 48 h, aging between); the boundary rule is declared once, in
 // Policy.AgingAt: an instant strictly before a threshold is on the fresher
-// side of it. Ages are worded once, by Compact.
+// side of it. Ages are worded once, by Compact. A stamp ahead of now is
+// clock skew while it is less than Policy.Skew (2 minutes) ahead: clamped
+// to age zero, its reason saying so; from Skew it is Invalid. The caller
+// measures both instants on one clock (the store's, continuity.StoreClock),
+// so what is left to clamp is small.
 //
 // Every function takes values and a now; nothing here reads a clock, a file
 // or git. The caller learns the working directory's HEAD and the ancestry

@@ -15,18 +15,32 @@ type Policy struct {
 	// never as current. When Stale does not exceed Fresh there is no aging
 	// band, and staleness wins (see Of); Validate refuses such a policy.
 	Stale time.Duration
+	// Skew is how far ahead of the reading clock a stamp may lie and still
+	// be read as written just now: two clocks never agree exactly (the
+	// store's clock as one host measured it at open and as another did, a
+	// clock stepped back by NTP), and a handover written a second ago is
+	// not a bad timestamp. A stamp Skew or more ahead is Invalid: its age
+	// cannot be trusted. Zero reads every future stamp as Invalid.
+	Skew time.Duration
 }
 
 // Default is baton's freshness policy: a record under 12 hours old is fresh
 // (the same working day), one 48 hours old or older is stale (a weekend is
-// enough to make a Next Action unsafe to follow unread), aging between.
-var Default = Policy{Fresh: 12 * time.Hour, Stale: 48 * time.Hour}
+// enough to make a Next Action unsafe to follow unread), aging between. A
+// stamp under 2 minutes ahead is clock skew: baton measures ages on the
+// store's clock (see continuity.StoreClock), so what remains between two
+// readings of it is a round trip and a host clock's drift since it opened
+// the store, or a step of one machine's clock, not hours.
+var Default = Policy{Fresh: 12 * time.Hour, Stale: 48 * time.Hour, Skew: 2 * time.Minute}
 
 // Validate reports whether the policy can be used: both thresholds positive,
-// and Stale not below Fresh.
+// Stale not below Fresh, and Skew not negative.
 func (p Policy) Validate() error {
 	if p.Fresh <= 0 || p.Stale <= 0 {
 		return fmt.Errorf("freshness: thresholds must be positive (fresh %v, stale %v)", p.Fresh, p.Stale)
+	}
+	if p.Skew < 0 {
+		return fmt.Errorf("freshness: skew %v is negative", p.Skew)
 	}
 	if p.Stale < p.Fresh {
 		return fmt.Errorf("freshness: stale threshold %v is below fresh threshold %v", p.Stale, p.Fresh)
@@ -57,8 +71,11 @@ type Reading struct {
 	// wrong with the timestamp. It is stable text, not a parse target.
 	Reason string `json:"reason"`
 	// Age is now minus the recorded instant for Fresh, Aging and Stale; zero
-	// for Unknown and Invalid.
+	// for Unknown and Invalid, and for a stamp ahead of now by less than
+	// Policy.Skew (its age clamped).
 	Age time.Duration `json:"-"`
+	// Ahead is how far a clamped stamp lay ahead of now; zero otherwise.
+	Ahead time.Duration `json:"-"`
 }
 
 // Reasons for the labels that carry no age.
@@ -68,16 +85,24 @@ const (
 )
 
 // Of reads the freshness of a record stamped at recorded, at now. The zero
-// time means nothing was recorded: Unknown. An instant after now cannot be a
-// record's age: Invalid, saying how far ahead it is. Otherwise the label is
-// decided by AgingAt and StaleAt, staleness first, so a policy whose Stale
-// does not exceed Fresh still never calls a stale record fresh.
+// time means nothing was recorded: Unknown. An instant after now is clock
+// skew while it is less than Policy.Skew ahead: its age is clamped to zero
+// and the reason says how far ahead it was stamped; Skew or more ahead it
+// cannot be a record's age: Invalid, saying how far ahead it is. Otherwise
+// the label is decided by AgingAt and StaleAt, staleness first, so a policy
+// whose Stale does not exceed Fresh still never calls a stale record fresh.
 func (p Policy) Of(recorded, now time.Time) Reading {
 	switch {
 	case recorded.IsZero():
 		return Reading{Label: Unknown, Reason: ReasonNoTimestamp}
 	case recorded.After(now):
-		return Reading{Label: Invalid, Reason: "timestamp is " + Compact(recorded.Sub(now)) + " in the future"}
+		ahead := recorded.Sub(now)
+		if ahead >= p.Skew {
+			return Reading{Label: Invalid, Reason: "timestamp is " + Compact(ahead) + " in the future"}
+		}
+		r := p.Of(recorded, recorded)
+		r.Ahead, r.Reason = ahead, r.Reason+"; stamped "+Compact(ahead)+" ahead of the reading clock"
+		return r
 	}
 	age := now.Sub(recorded)
 	r := Reading{Age: age}

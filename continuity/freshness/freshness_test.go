@@ -22,8 +22,8 @@ const (
 )
 
 func TestDefault(t *testing.T) {
-	if freshness.Default.Fresh != 12*hr || freshness.Default.Stale != 48*hr {
-		t.Errorf("Default = %+v, want fresh 12h, stale 48h", freshness.Default)
+	if freshness.Default.Fresh != 12*hr || freshness.Default.Stale != 48*hr || freshness.Default.Skew != 2*minute {
+		t.Errorf("Default = %+v, want fresh 12h, stale 48h, skew 2m", freshness.Default)
 	}
 	if err := freshness.Default.Validate(); err != nil {
 		t.Errorf("Default.Validate() = %v", err)
@@ -43,6 +43,8 @@ func TestValidate(t *testing.T) {
 		{"zero fresh", freshness.Policy{Stale: hr}, "thresholds must be positive (fresh 0s, stale 1h0m0s)"},
 		{"negative stale", freshness.Policy{Fresh: hr, Stale: -hr}, "thresholds must be positive"},
 		{"stale below fresh", freshness.Policy{Fresh: 2 * hr, Stale: hr}, "stale threshold 1h0m0s is below fresh threshold 2h0m0s"},
+		{"no skew allowed", freshness.Policy{Fresh: hr, Stale: 2 * hr}, ""},
+		{"negative skew", freshness.Policy{Fresh: hr, Stale: 2 * hr, Skew: -ns}, "skew -1ns is negative"},
 	}
 	for _, tt := range tests {
 		err := tt.p.Validate()
@@ -81,20 +83,42 @@ func TestOf(t *testing.T) {
 		{"one ns past 48h", 48*hr + ns, freshness.Stale, "recorded 2d ago, stale from 2d"},
 		{"just under three days", 3*day - ns, freshness.Stale, "recorded 2d ago, stale from 2d"},
 		{"six days: the ADR's outage", 6*day + 23*hr, freshness.Stale, "recorded 6d ago, stale from 2d"},
-		{"one ns in the future", -ns, freshness.Invalid, "timestamp is 0s in the future"},
+		// A stamp ahead of now: clock skew under Skew (2m), clamped to age
+		// zero and labelled so; Skew or more ahead is a bad timestamp.
+		{"one ns in the future: skew", -ns, freshness.Fresh, "recorded 0s ago, fresh under 12h; stamped 0s ahead of the reading clock"},
+		{"one second in the future: skew", -sec, freshness.Fresh, "recorded 0s ago, fresh under 12h; stamped 1s ahead of the reading clock"},
+		{"one ns under the skew", -(2*minute - ns), freshness.Fresh, "recorded 0s ago, fresh under 12h; stamped 1m ahead of the reading clock"},
+		{"exactly the skew is invalid", -2 * minute, freshness.Invalid, "timestamp is 2m in the future"},
+		{"one ns past the skew", -(2*minute + ns), freshness.Invalid, "timestamp is 2m in the future"},
 		{"three hours in the future", -3 * hr, freshness.Invalid, "timestamp is 3h in the future"},
 		{"a week in the future", -7 * day, freshness.Invalid, "timestamp is 7d in the future"},
+		{"a writer far in the future", math.MinInt64, freshness.Invalid, "timestamp is 106751d in the future"},
 	}
 	for _, tt := range tests {
 		now := t0.Add(tt.age)
 		got := p.Of(t0, now)
-		wantAge := tt.age
+		wantAge, wantAhead := tt.age, time.Duration(0)
+		if tt.age < 0 {
+			wantAge = 0
+			if tt.label != freshness.Invalid {
+				wantAhead = -tt.age
+			}
+		}
 		if tt.label == freshness.Invalid {
 			wantAge = 0
 		}
-		if got.Label != tt.label || got.Reason != tt.reason || got.Age != wantAge {
-			t.Errorf("%s: Of = %v %q age %v, want %v %q age %v", tt.name, got.Label, got.Reason, got.Age, tt.label, tt.reason, wantAge)
+		if got.Label != tt.label || got.Reason != tt.reason || got.Age != wantAge || got.Ahead != wantAhead {
+			t.Errorf("%s: Of = %v %q age %v ahead %v, want %v %q age %v ahead %v", tt.name, got.Label, got.Reason, got.Age, got.Ahead, tt.label, tt.reason, wantAge, wantAhead)
 		}
+	}
+	// With no skew allowed, every future stamp is a bad one.
+	strict := freshness.Policy{Fresh: p.Fresh, Stale: p.Stale}
+	if got := strict.Of(t0, t0.Add(-ns)); got.Label != freshness.Invalid || got.Reason != "timestamp is 0s in the future" {
+		t.Errorf("Skew 0, one ns ahead: %+v, want invalid", got)
+	}
+	// A writer's clock years ahead (the year 9999) is never clamped.
+	if got := p.Of(time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC), t0); got.Label != freshness.Invalid || !got.Label.History() {
+		t.Errorf("a stamp in 9999: %+v, want invalid history", got)
 	}
 	if got := p.Of(time.Time{}, t0); got != (freshness.Reading{Label: freshness.Unknown, Reason: freshness.ReasonNoTimestamp}) {
 		t.Errorf("Of(zero time) = %+v, want unknown", got)
@@ -180,7 +204,8 @@ func TestParse(t *testing.T) {
 		{"one ns short of 48h", "2026-09-09T09:00:00.000000001Z", freshness.Aging, "recorded 47h ago, aging from 12h"},
 		{"six days ago", "2026-09-05T03:45:23Z", freshness.Stale, "recorded 6d ago, stale from 2d"},
 		{"now", "2026-09-11T09:00:00Z", freshness.Fresh, "recorded 0s ago, fresh under 12h"},
-		{"one ns ahead", "2026-09-11T09:00:00.000000001Z", freshness.Invalid, "timestamp is 0s in the future"},
+		{"one ns ahead: skew", "2026-09-11T09:00:00.000000001Z", freshness.Fresh, "recorded 0s ago, fresh under 12h; stamped 0s ahead of the reading clock"},
+		{"two minutes ahead", "2026-09-11T09:02:00Z", freshness.Invalid, "timestamp is 2m in the future"},
 		{"ahead in another zone", "2026-09-11T14:00:00+02:00", freshness.Invalid, "timestamp is 3h in the future"},
 	}
 	for _, tt := range tests {

@@ -8,7 +8,8 @@ const (
 	// Unknown means no timestamp was recorded, so age cannot be judged. It
 	// is not history: nothing says the record is old.
 	Unknown Label = iota
-	// Invalid means the timestamp is not RFC 3339 or lies in the future.
+	// Invalid means the timestamp is not RFC 3339 or lies Policy.Skew or
+	// more in the future.
 	// It is history: a record whose age cannot be trusted is not current.
 	Invalid
 	// Fresh means younger than Policy.Fresh.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"time"
 
 	"github.com/batonhq/baton/continuity"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -14,22 +15,28 @@ import (
 
 // connectPostgres reaches the database cfg names and checks that its
 // search_path names a schema that exists, so that Open says what is wrong
-// before the migrations would fail on it.
-func connectPostgres(ctx context.Context, db *sql.DB, cfg *pgconn.Config) error {
+// before the migrations would fail on it. It returns how far the database
+// server's clock is ahead of host (behind, when negative), read in the same
+// statement: the server's clock_timestamp() against the midpoint of host's
+// readings either side of the round trip (see Store.Now).
+func connectPostgres(ctx context.Context, db *sql.DB, cfg *pgconn.Config, host func() time.Time) (time.Duration, error) {
 	if err := db.PingContext(ctx); err != nil {
-		return connectError(err, cfg)
+		return 0, connectError(err, cfg)
 	}
 	// current_schema() is NULL when no schema of the search_path exists:
 	// the migrations would have nowhere to create their tables.
 	var schema sql.NullString
 	var searchPath string
-	if err := db.QueryRowContext(ctx, "SELECT current_schema(), current_setting('search_path')").Scan(&schema, &searchPath); err != nil {
-		return connectError(err, cfg)
+	var server time.Time
+	sent := host()
+	if err := db.QueryRowContext(ctx, "SELECT current_schema(), current_setting('search_path'), clock_timestamp()").Scan(&schema, &searchPath, &server); err != nil {
+		return 0, connectError(err, cfg)
 	}
+	got := host()
 	if !schema.Valid {
-		return schemaMissing(cfg, searchPath, nil)
+		return 0, schemaMissing(cfg, searchPath, nil)
 	}
-	return nil
+	return server.Sub(sent.Add(got.Sub(sent) / 2)), nil
 }
 
 // connectError says what stopped a connection to Postgres: the database is

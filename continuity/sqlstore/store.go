@@ -48,6 +48,11 @@ type Store struct {
 	path string
 	// closed says Close ran: Snapshot then opens no connection.
 	closed atomic.Bool
+	// host is this process's clock (time.Now unless HostClock), and offset
+	// what Now adds to it: on Postgres, how far the database's clock was
+	// ahead of host's when Open measured both (see Now).
+	host   func() time.Time
+	offset time.Duration
 }
 
 var _ continuity.Store = (*Store)(nil)
@@ -76,10 +81,13 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if o.host == nil {
+		o.host = time.Now
+	}
 	var s *Store
 	var err error
 	if IsPostgresDSN(dsn) {
-		s, err = openPostgres(ctx, dsn)
+		s, err = openPostgres(ctx, dsn, o.host)
 	} else {
 		if err := checkSQLitePath(dsn); err != nil {
 			return nil, err
@@ -93,6 +101,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.host = o.host
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlstore: migrate: %w", err)
@@ -109,7 +118,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 // maxPostgresConns bounds a store's Postgres connections.
 const maxPostgresConns = 16
 
-func openPostgres(ctx context.Context, dsn string) (*Store, error) {
+func openPostgres(ctx context.Context, dsn string, host func() time.Time) (*Store, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, continuity.Invalid("dsn", "is not a valid Postgres URL")
@@ -120,12 +129,13 @@ func openPostgres(ctx context.Context, dsn string) (*Store, error) {
 	// backends (a process each) under load.
 	sqldb.SetMaxOpenConns(maxPostgresConns)
 	sqldb.SetMaxIdleConns(maxPostgresConns)
-	if err := connectPostgres(ctx, sqldb, &cfg.Config); err != nil {
+	offset, err := connectPostgres(ctx, sqldb, &cfg.Config, host)
+	if err != nil {
 		sqldb.Close()
 		return nil, err
 	}
 	db := bun.NewDB(sqldb, pgdialect.New())
-	return &Store{postgres: true, write: db, read: db, retries: 8}, nil
+	return &Store{postgres: true, write: db, read: db, retries: 8, offset: offset}, nil
 }
 
 // sqliteDSN renders the connection string for the shim's driver: WAL, a
@@ -164,6 +174,7 @@ type Option func(*options)
 type options struct {
 	oneConnection bool
 	busyTimeout   time.Duration
+	host          func() time.Time
 }
 
 // DefaultBusyTimeout is how long a SQLite statement waits for another
@@ -187,6 +198,11 @@ func BusyTimeout(d time.Duration) Option {
 // connection is query-only while one runs. A long-running server should
 // not use it. Postgres ignores it.
 func OneConnection() Option { return func(o *options) { o.oneConnection = true } }
+
+// HostClock replaces time.Now as this process's clock, the one Now corrects
+// to the database's: a test's, to open the store as a host whose clock is
+// off would.
+func HostClock(now func() time.Time) Option { return func(o *options) { o.host = now } }
 
 // checkSQLitePath refuses a dsn that cannot be a SQLite file path: one that
 // starts like a URL or URI, with a scheme of two or more letters and a
@@ -277,6 +293,24 @@ func (s *Store) detectPrivilege(ctx context.Context) error {
 	s.enterRole = privileged
 	return nil
 }
+
+// Now implements continuity.StoreClock: the store's clock, as this process
+// reads it. On Postgres it is the database server's clock: the host's clock
+// plus the offset between the two that Open measured, in the statement it
+// runs anyway (no round trip of its own), at the midpoint of that round
+// trip. Every host, replica and hook process that opens the store then
+// stamps handovers, heartbeats, closes and ledger lines on the one clock
+// they share, whatever its own says, so an age or a gap between two stamps
+// is measured on one clock; what is left is half a round trip and the
+// host clock's drift since Open (a long-running replica that stepped its
+// clock after Open keeps the offset it measured). On SQLite, one machine's
+// file, every process that opens it reads the same machine's clock, which
+// is the store's: Now is the host's clock.
+func (s *Store) Now() time.Time { return s.host().Add(s.offset) }
+
+// DatabaseClock reports whether Now is the database server's clock
+// (Postgres) rather than the host's own (SQLite).
+func (s *Store) DatabaseClock() bool { return s.postgres }
 
 // SerialWrites reports whether write transactions never overlap: true on
 // SQLite, whose immediate transactions admit one writer at a time; false on

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,6 +34,7 @@ func testDoctor(t *testing.T, h Harness) {
 	t.Run("StuckTriage", func(t *testing.T) { t.Parallel(); testDoctorStuckTriage(t, h) })
 	t.Run("CloserFailures", func(t *testing.T) { t.Parallel(); testDoctorCloser(t, h) })
 	t.Run("UnclaimedBottle", func(t *testing.T) { t.Parallel(); testDoctorUnclaimed(t, h) })
+	t.Run("UnclaimedBottleOfASkewedSealer", func(t *testing.T) { t.Parallel(); testDoctorUnclaimedSkewed(t, h) })
 }
 
 // doctorAt runs the doctor of tenant A with the clock at now.
@@ -238,10 +240,14 @@ func testDoctorWriterStopped(t *testing.T, h Harness) {
 				mustOpen(t, f, tenantA, startup("s2"))
 				fired := wantBoundaries(t, f, continuity.CheckWriterStopped, continuity.SeverityFailure,
 					[]boundary{{name, f.clock.Now(), tc.fires}})
+				// The finding names the instants it compared: the record's
+				// (or the first open's), where staleness began and now.
+				compared := fmt.Sprintf("%s, compared with the activations from %s and with now, %s)",
+					stampOf(R), stampOf(R.Add(stale)), stampOf(f.clock.Now()))
 				for _, w := range fired {
-					want := "its newest checkpoint or handover is 2d old"
+					want := "its newest checkpoint or handover is 2d old (stale from 2d; written " + compared
 					if !record {
-						want = "no checkpoint or handover was ever written"
+						want = "no checkpoint or handover was ever written in the 2d since its first session (opened " + compared
 					}
 					if w.Project != "baton" || !strings.Contains(w.Sentence, want) || !strings.Contains(w.Sentence, `Project "baton": 2 sessions`) {
 						t.Errorf("finding %+v, want project baton, 2 sessions and %q", w, want)
@@ -251,6 +257,9 @@ func testDoctorWriterStopped(t *testing.T, h Harness) {
 		}
 	}
 }
+
+// stampOf is how a finding names an instant it compared.
+func stampOf(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
 
 // testDoctorUnclosed: session.started minus session.closed over the window
 // exceeds the sessions leased open.
@@ -300,7 +309,7 @@ func testDoctorUnanswered(t *testing.T, h Harness) {
 		{"the end budget spent", T.Add(continuity.MaxEndBudget), true},
 	})
 	for _, w := range fired {
-		if w.SessionID != "s1" || w.Agent != agent || !strings.Contains(w.Sentence, "1 hook event arrived and left neither the record its work writes nor a failure (the newest: claude-code SessionEnd, which writes a handover, 1m ago)") {
+		if w.SessionID != "s1" || w.Agent != agent || !strings.Contains(w.Sentence, "1 hook event arrived and left neither the record its work writes nor a failure (the newest: claude-code SessionEnd, which writes a handover, 1m ago: received 2026-11-30 09:00:00 UTC, now 2026-11-30 09:01:00 UTC)") {
 			t.Errorf("finding %+v", w)
 		}
 	}
@@ -431,9 +440,43 @@ func testDoctorUnclaimed(t *testing.T, h Harness) {
 		{"the window past it ended", T.Add(leaseSpan + stale), false},
 	})
 	for _, w := range fired {
-		if w.SessionID != "s1" || w.Agent != agent || !strings.Contains(w.Sentence, "`baton bottle show s1`") {
+		if w.SessionID != "s1" || w.Agent != agent || !strings.Contains(w.Sentence, "`baton bottle show s1`") ||
+			!strings.Contains(w.Sentence, "ago (armed "+stampOf(T)+", now ") {
 			t.Errorf("finding %+v", w)
 		}
+	}
+}
+
+// testDoctorUnclaimedSkewed: a bottle sealed by a host whose clock is off
+// (a Bottler over the API, on the host's clock) is aged by the store's
+// clock, as the doctor's now is: a host 30 hours behind makes no finding
+// of a marker armed just now, and a host 30 days ahead does not hide one
+// left unclaimed a lease.
+func testDoctorUnclaimedSkewed(t *testing.T, h Harness) {
+	ctx := context.Background()
+	for _, skew := range []time.Duration{-30 * time.Hour, 30 * 24 * time.Hour} {
+		t.Run(fmt.Sprintf("sealer clock %+v", skew), func(t *testing.T) {
+			f := newFixture(t, h)
+			bs := f.svc.Bottles(tenantA, agent)
+			mustOpen(t, f, tenantA, startup("s1"))
+			mustOpen(t, f, tenantA, startup("s2"))
+			must(t, "prompt", bs.RecordPrompt(ctx, "s1", "refactor the lease"))
+			ex := "Refactored."
+			_, err := f.svc.Heartbeat(ctx, tenantA, continuity.HeartbeatParams{Agent: agent, SessionID: "s1", Stop: true, LastMessageExcerpt: &ex})
+			must(t, "stop", err)
+			host := NewClock()
+			host.Set(f.clock.Now().Add(skew))
+			bt := &bottle.Bottler{Home: t.TempDir(), History: bs, Marker: bs, Clock: testClock{host}}
+			if res, err := bt.Seal(ctx, "s1", "/nonexistent/transcript.jsonl", time.Second); err != nil || !res.Armed {
+				t.Fatalf("seal = %+v, %v; want a marker armed", res, err)
+			}
+			T := f.clock.Now()
+			wantBoundaries(t, f, continuity.CheckUnclaimedBottle, continuity.SeverityWarning, []boundary{
+				{"just sealed", T, false},
+				{"a microsecond inside the lease", T.Add(leaseSpan - time.Microsecond), false},
+				{"armed a lease ago", T.Add(leaseSpan), true},
+			})
+		})
 	}
 }
 

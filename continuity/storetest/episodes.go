@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/continuity/freshness"
 	"github.com/batonhq/baton/internal/gittest"
 	"github.com/google/uuid"
 )
@@ -157,9 +158,11 @@ func testOutage(t *testing.T, h Harness) {
 // testHandoverSkew: the hook's clock and the clock that stamped the
 // handover (a team server's, or the same host's before an NTP step)
 // disagree. A handover written a moment ago is current whichever clock is
-// ahead: the hook ages it no younger than the server that answered the
-// SessionStart reads it, so a hook a microsecond or minutes behind does not
-// see it "in the future", invalid, its next action withheld as history.
+// ahead: the hook ages it at the instant of the server that answered the
+// SessionStart, never on its own clock, so a hook a microsecond or minutes
+// behind does not see it "in the future", invalid, its next action withheld
+// as history, and a hook hours or days ahead does not see it aging or
+// stale.
 func scenarioHandoverSkew(t *testing.T, h ScenarioHarness) {
 	for _, tc := range []struct {
 		name string
@@ -171,6 +174,9 @@ func scenarioHandoverSkew(t *testing.T, h ScenarioHarness) {
 		{"hook five minutes behind", -5 * time.Minute},
 		{"hook one microsecond ahead", time.Microsecond},
 		{"hook five minutes ahead", 5 * time.Minute},
+		{"hook a fresh threshold ahead", freshness.Default.Fresh},
+		{"hook a stale threshold ahead", freshness.Default.Stale},
+		{"hook a year ahead", 365 * 24 * time.Hour},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newScene(t, h)

@@ -21,6 +21,10 @@ type Harness struct {
 	// returned names, as a second replica (or process) would: the replica
 	// races run over it. Without it they share New's handle.
 	Open Opener
+	// OpenClocked, when set, opens a handle on the store a DSN New
+	// returned names as a process on a host whose clock is host would: the
+	// clock-skew cases run over it, and are skipped without it.
+	OpenClocked func(ctx context.Context, dsn string, host func() time.Time) (continuity.Store, error)
 }
 
 // Unscoped is implemented by stores that enforce tenancy in the database
@@ -58,6 +62,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Bottle", func(t *testing.T) { testBottle(t, h) })
 	t.Run("ExcerptTurns", func(t *testing.T) { testExcerptTurns(t, h) })
 	t.Run("WriteOrder", func(t *testing.T) { testWriteOrder(t, h) })
+	t.Run("HandoverClockSkew", func(t *testing.T) { testHandoverClockSkew(t, h) })
 	t.Run("Conversation", func(t *testing.T) { testConversation(t, h) })
 	t.Run("BriefingSections", func(t *testing.T) { testBriefingSections(t, h) })
 	t.Run("TxErrors", func(t *testing.T) { testTxErrors(t, h) })

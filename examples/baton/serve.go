@@ -100,7 +100,9 @@ func (c *ServeCmd) Run(ctx context.Context, env *Env) error {
 	defer closeStore()
 	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
 	_, keyless := auth.(localAuthenticator)
-	status := &statuspage.Options{Keyless: keyless, WorkDir: env.Dir}
+	// The page labels records' ages on the store's clock, as the briefing
+	// does, not on this replica's.
+	status := &statuspage.Options{Keyless: keyless, WorkDir: env.Dir, Now: svc.Now}
 	if keyless && env.Home != "" {
 		// Bottles are rendered where the transcripts are, by this machine's
 		// hooks for the local tenant: a keyless server, every request the

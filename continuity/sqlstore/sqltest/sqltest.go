@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/batonhq/baton/continuity"
 	"github.com/batonhq/baton/continuity/sqlstore"
@@ -41,6 +42,8 @@ func SQLiteWith(opts ...sqlstore.Option) storetest.Harness {
 		return st, dsn
 	}, Open: func(ctx context.Context, dsn string) (continuity.Store, error) {
 		return sqlstore.Open(ctx, dsn, opts...)
+	}, OpenClocked: func(ctx context.Context, dsn string, host func() time.Time) (continuity.Store, error) {
+		return sqlstore.Open(ctx, dsn, append(append([]sqlstore.Option{}, opts...), sqlstore.HostClock(host))...)
 	}}
 }
 
@@ -50,7 +53,7 @@ func SQLiteWith(opts ...sqlstore.Option) storetest.Harness {
 // would prove nothing.
 func Postgres(t *testing.T) storetest.Harness {
 	base := PostgresBase(t)
-	return storetest.Harness{New: func(t *testing.T) (continuity.Store, string) { return PostgresStore(t, base) }, Open: open}
+	return storetest.Harness{New: func(t *testing.T) (continuity.Store, string) { return PostgresStore(t, base) }, Open: open, OpenClocked: openClocked}
 }
 
 // PostgresBase returns BATON_TEST_POSTGRES_DSN, skipping t when it is unset
@@ -123,3 +126,8 @@ func RandomHex(n int) string {
 
 // open opens a second handle on a store a harness made.
 func open(ctx context.Context, dsn string) (continuity.Store, error) { return sqlstore.Open(ctx, dsn) }
+
+// openClocked opens a second handle as a process whose clock is host would.
+func openClocked(ctx context.Context, dsn string, host func() time.Time) (continuity.Store, error) {
+	return sqlstore.Open(ctx, dsn, sqlstore.HostClock(host))
+}
