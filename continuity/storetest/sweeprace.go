@@ -286,10 +286,12 @@ func doctorChecks(t *testing.T, svc *continuity.Service, tenant string) map[stri
 	return out
 }
 
-// testWorkerStops stops a worker's pass by its context halfway, inside a
-// tenant's sweep or between tenants: nothing is half-written, every swept
-// row has its line and its closer stamp, the pass reports only what it
-// committed, and the doctor says after it what it said before it.
+// testWorkerStops stops a worker's pass by its context halfway (inside a
+// tenant's sweep, between tenants, between the closer's judge and its
+// bookkeeping): nothing is half-written, every swept row has its line and
+// its closer stamp, the pass reports only what it committed, a stopped
+// pass records no failure, and the doctor says after it what it said
+// before it.
 func testWorkerStops(t *testing.T, h Harness) {
 	ctx := context.Background()
 	t.Run("MidSweep", func(t *testing.T) {
@@ -347,4 +349,35 @@ func testWorkerStops(t *testing.T, h Harness) {
 		}
 	})
 
+	// A closer pass whose context ends after its judge answered (with or
+	// without a commitment done) stopped; it did not fail: no failure
+	// counted or backed off, no closer.failed line, no doctor finding.
+	t.Run("MidCloserPass", func(t *testing.T) {
+		for _, done := range []bool{false, true} {
+			t.Run("done="+strconv.FormatBool(done), func(t *testing.T) {
+				f := newFixture(t, h)
+				briefedSession(t, f, tenantA, "s1", 1)
+				closeSession(t, f, tenantA, "s1")
+				mustOpen(t, f, tenantA, startup("s2"))
+				before := doctorChecks(t, f.svc, tenantA)
+				cctx, cancel := context.WithCancel(ctx)
+				defer cancel()
+				j := &fixedJudge{all: done, hook: func(continuity.JudgeCase) { cancel() }}
+				if _, err := continuity.NewWorker(f.svc, continuity.WithCloser(j)).Tick(cctx); err == nil {
+					t.Fatal("a pass stopped by its context reported no error")
+				}
+				row := rowOf(t, f, tenantA, "s1")
+				if row.CloserFailures != 0 || row.CloserNextAt == nil || !row.CloserNextAt.Equal(f.clock.Now().Add(continuity.DefaultCloserClaimTTL)) || row.LastMessageExcerpt == "" {
+					t.Errorf("after a stopped pass: failures %d, next %v, excerpt kept %v; want no failure, the claim lapsing after its TTL, the excerpt kept",
+						row.CloserFailures, row.CloserNextAt, row.LastMessageExcerpt != "")
+				}
+				if n := len(perRun(t, f, tenantA, "closer.failed")); n != 0 {
+					t.Errorf("a stopped pass left closer.failed lines for %d runs", n)
+				}
+				if got := doctorChecks(t, f.svc, tenantA); !maps.Equal(got, before) {
+					t.Errorf("the doctor said %v before the stopped pass and %v after it", before, got)
+				}
+			})
+		}
+	})
 }
