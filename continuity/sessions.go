@@ -657,5 +657,9 @@ func (s *Service) Sweep(ctx context.Context, tenant string, limit int) (SweepRes
 		// One append (and one retention trim) for the whole batch.
 		return tx.AppendLedger(ctx, s.ledgerKeep, lines...)
 	})
-	return res, err
+	if err != nil {
+		// Rolled back: none of the rows the transaction closed was swept.
+		return SweepResult{Swept: []uuid.UUID{}}, err
+	}
+	return res, nil
 }

@@ -350,6 +350,9 @@ func (w *Worker) close(ctx context.Context, ref RowRef) (WorkerResult, error) {
 	}
 	finished, err := w.finish(ctx, ref.Tenant, c, resolved)
 	switch {
+	case err != nil && ctx.Err() != nil:
+		// Stopped between the judge and the bookkeeping: as above.
+		return res, err
 	case err != nil:
 		res.Failed++
 		return res, errors.Join(err, w.fail(ctx, ref.Tenant, c, err))

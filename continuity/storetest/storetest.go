@@ -77,6 +77,8 @@ func Run(t *testing.T, h Harness) {
 	t.Run("SessionList", func(t *testing.T) { testSessionList(t, h) })
 	t.Run("SessionLedger", func(t *testing.T) { testSessionLedger(t, h) })
 	t.Run("Worker", func(t *testing.T) { testWorker(t, h) })
+	t.Run("SweepRaces", func(t *testing.T) { testSweepRaces(t, h) })
+	t.Run("WorkerStops", func(t *testing.T) { testWorkerStops(t, h) })
 	t.Run("WorkerRetention", func(t *testing.T) { testWorkerRetention(t, h) })
 	t.Run("WorkerRetentionAfterClockStep", func(t *testing.T) { testWorkerRetentionClockStep(t, h) })
 }
