@@ -45,7 +45,7 @@
 //	limits.go      ReadLimits per harness, ContinuationMark and line wrapping
 //	render.go      Mode, Page, Result, Render (full and reconstructed) into blocks
 //	layout.go      blocks poured into pages, the index, PageName, IndexName
-//	pointer.go     PageRead, ReadPlan, PlanReads, Bottler.Continuation (package continuity/inject words the pointer)
+//	pointer.go     PageRead, ReadPlan, PlanReads, Bottler.Continuation, AsItIs (package continuity/inject words the pointer)
 //	bottler.go     Bottler: Render, Read, Archive and its clear point; the cache, its window and the page writes
 //	statecodec.go  the cache's binary encoding (its fields in order, any bytes kept)
 //	seal.go        Drainer, Marker, MarkerArmer, MarkerClaimer, Bottler.Seal

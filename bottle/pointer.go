@@ -30,9 +30,21 @@ func (b *Bottler) Continuation(ctx context.Context, c MarkerClaimer, sessionID s
 	if _, err := os.Stat(m.Path); err != nil {
 		return Marker{}, false, nil
 	}
+	return AsItIs(m), true, nil
+}
+
+// AsItIs returns the claimed marker m with what it says of its bottle read
+// from the bottle's files as they are now: its Plan, and its Task from the
+// end of the last page (the marker's own, of its seal, when the page has
+// none). The bottle may have been rendered again since the seal (every
+// Stop renders it), and a pointer must not name as the current task one
+// the session has moved on from.
+func AsItIs(m Marker) Marker {
 	m.Plan, _ = PlanReads(m.Path) // a plan that cannot be read leaves the pointer naming the index alone
-	m.Task = pageTask(m.Plan.Last.Path)
-	return m, true, nil
+	if task := pageTask(m.Plan.Last.Path); task != "" {
+		m.Task = task
+	}
+	return m
 }
 
 // PageRead is one read a pointer asks for: Limit lines of Path from line

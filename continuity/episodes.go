@@ -212,9 +212,22 @@ func (e *Episodes) start(ctx context.Context, ev HookEvent) (HookOutcome, error)
 		out.Context = inject.Startup(inject.StartupInput{RunID: run, Agent: e.Agent, Briefing: briefing,
 			Handover: e.handover(ctx, ev.Cwd, r.Handover, briefedAt(r.Briefing), head), Budget: total})
 	case r.Marker != nil && fileExists(r.Marker.Path):
-		m := *r.Marker
-		m.Plan, _ = bottle.PlanReads(m.Path) // stores keep no plan: read it where the bottle is
-		out.Context = inject.Continuation(inject.ContinuationInput{RunID: run, Agent: e.Agent, Bottle: inject.FromMarker(m)})
+		// The marker is of its seal. A compact claims the seal just done;
+		// a resume may claim one armed many turns ago (Gemini CLI's
+		// /compress has no compact SessionStart to claim it), and the
+		// session's last turns may have reached no Stop: the bottle is
+		// brought up to date, as a resume with no marker renders it, and
+		// the pointer says what it holds now, never the seal's task as the
+		// current one. Stores keep no plan: it is read where the bottle is.
+		p := inject.FromMarker(bottle.AsItIs(*r.Marker))
+		if e.Bottler != nil && ev.Source == SourceResume && ev.TranscriptPath != "" {
+			b, rerr := e.Bottler.Render(ctx, ev.SessionID, ev.TranscriptPath)
+			local(rerr)
+			if rerr == nil && b.Mode != bottle.ModeTimeline && b.Path == p.Path {
+				p = inject.PointerInput{Path: b.Path, Plan: b.Plan, Mode: b.Mode, Gap: b.Gap, Task: b.Task}
+			}
+		}
+		out.Context = inject.Continuation(inject.ContinuationInput{RunID: run, Agent: e.Agent, Bottle: p})
 	case ev.Source == SourceCompact || ev.Source == SourceResume:
 		// No marker: render on demand (degraded when the transcript is
 		// gone), else the briefing.

@@ -24,6 +24,7 @@ func testEpisodes(t *testing.T, h Harness) {
 	t.Run("CompactAndClear", func(t *testing.T) { testCompactAndClear(t, h) })
 	t.Run("SameIDClear", func(t *testing.T) { testSameIDClear(t, h) })
 	t.Run("StopNudge", func(t *testing.T) { testStopNudge(t, h) })
+	t.Run("ResumeClaimsAnOldSeal", func(t *testing.T) { testResumeClaimsAnOldSeal(t, h) })
 }
 
 // episodes returns a runner over tenant A's API with the fixture's clock
@@ -259,12 +260,6 @@ func testCompactAndClear(t *testing.T, h Harness) {
 // on writing under the id, holds only what followed the clear; the
 // archive holds what came before it.
 func testSameIDClear(t *testing.T, h Harness) {
-	claudeLine := func(kind, text string) string {
-		if kind == "user" {
-			return fmt.Sprintf(`{"type":"user","sessionId":"s1","message":{"role":"user","content":%q}}`+"\n", text)
-		}
-		return fmt.Sprintf(`{"type":"assistant","message":{"id":%q,"role":"assistant","content":[{"type":"text","text":%q}]}}`+"\n", "m-"+text, text)
-	}
 	t.Run("a new id's clear keeps what its transcript held", func(t *testing.T) {
 		// Gemini CLI's /clear: SessionStart source clear under a new id,
 		// whose transcript the harness may have begun already.
@@ -307,17 +302,7 @@ func testSameIDClear(t *testing.T, h Harness) {
 				f.clock.Advance(time.Second)
 				handle(t, e, continuity.HookEvent{Kind: continuity.HookPrompt, SessionID: "s1", Prompt: prompt})
 				if tc.transcript {
-					fh, err := os.OpenFile(transcript, os.O_APPEND|os.O_WRONLY, 0)
-					if err != nil {
-						t.Fatal(err)
-					}
-					_, err = fh.WriteString(claudeLine("user", prompt) + claudeLine("assistant", reply))
-					if cerr := fh.Close(); err == nil {
-						err = cerr
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
+					appendTurn(t, transcript, prompt, reply)
 				}
 				handle(t, e, continuity.HookEvent{Kind: continuity.HookStop, SessionID: "s1", TranscriptPath: transcript, LastMessage: &reply})
 			}
@@ -396,5 +381,31 @@ func testStopNudge(t *testing.T, h Harness) {
 	}
 	if v.TriageStatus != "expired" {
 		t.Errorf("triage status after the continuation = %s, want expired (no writes since begin)", v.TriageStatus)
+	}
+}
+
+// claudeLine is a Claude Code transcript line of conversation s1: a user
+// prompt (kind "user") or an assistant's text.
+func claudeLine(kind, text string) string {
+	if kind == "user" {
+		return fmt.Sprintf(`{"type":"user","sessionId":"s1","message":{"role":"user","content":%q}}`+"\n", text)
+	}
+	return fmt.Sprintf(`{"type":"assistant","message":{"id":%q,"role":"assistant","content":[{"type":"text","text":%q}]}}`+"\n", "m-"+text, text)
+}
+
+// appendTurn appends a turn, the prompt and the reply, to the transcript
+// at path, as the harness writes it.
+func appendTurn(t *testing.T, path, prompt, reply string) {
+	t.Helper()
+	fh, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = fh.WriteString(claudeLine("user", prompt) + claudeLine("assistant", reply))
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }
