@@ -41,6 +41,12 @@ type Invocation struct {
 	Dir string
 	// Home is the baton home the bottles are kept under; "" keeps none.
 	Home string
+	// HomeErr, when set, says why the person's home cannot be used (it is
+	// a file, the root, a path with space around it): the event is not
+	// handled, as a payload that cannot be read is not, so that no bottle
+	// is written elsewhere or silently not kept; the error is the stderr
+	// line and, when the store can be reached, the receipt's failure.
+	HomeErr error
 	// Role is $BATON_HOOK_ROLE; RoleSubagent (in any case, with space
 	// around it) skips the hook.
 	Role string
@@ -140,6 +146,15 @@ func (inv *Invocation) Run(ctx context.Context) {
 			if ferr := inv.recordFailure(ctx, h, ev, "stdin: "+describe(err)); ferr != nil {
 				say("record the failure: %s", describe(ferr))
 			}
+		}
+		return
+	case inv.HomeErr != nil:
+		reason := describe(inv.HomeErr)
+		say("%s: %s", what, reason)
+		// With the default store, in that home, the open fails for the
+		// same reason: said once.
+		if ferr := inv.recordFailure(ctx, h, ev, reason); ferr != nil && describe(ferr) != reason {
+			say("record the failure: %s", describe(ferr))
 		}
 		return
 	}

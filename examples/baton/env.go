@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -66,9 +67,10 @@ type Env struct {
 
 // EnvFromOS reads the process environment. The user's home directory is the
 // platform's (os.UserHomeDir: $HOME on Unix, %USERPROFILE% on Windows, $home
-// on Plan 9); when there is none and BATON_HOME is unset, or BATON_HOME is
-// not an absolute path, Home stays empty rather than falling back to the
-// working directory. A BATON_DSN that is neither a Postgres URL nor an
+// on Plan 9); when there is none and BATON_HOME is unset, Home stays empty
+// rather than falling back to the working directory. BATON_HOME is kept as
+// set: the commands that use it refuse one that cannot be baton's home
+// (see usableHome). A BATON_DSN that is neither a Postgres URL nor an
 // absolute SQLite path (nor :memory:) is refused for the same reason: every
 // command that opens the store from it fails naming it.
 func EnvFromOS() *Env {
@@ -78,14 +80,7 @@ func EnvFromOS() *Env {
 		ServerURL: os.Getenv("BATON_SERVER_URL"), APIKey: os.Getenv("BATON_API_KEY"), APIKeys: os.Getenv("BATON_API_KEYS"),
 		Closer: os.Getenv("BATON_CLOSER") == "1"}
 	env.JudgeURL, env.JudgeKey, env.JudgeModel = os.Getenv("BATON_JUDGE_URL"), os.Getenv("BATON_JUDGE_KEY"), os.Getenv("BATON_JUDGE_MODEL")
-	switch {
-	case env.Home != "" && !filepath.IsAbs(env.Home):
-		// Relative, it would name a home in each directory a command
-		// runs in: a hook's is the project's, whose repository would
-		// then hold a store and verbatim bottles. A ~ no shell expanded
-		// (a harness's JSON configuration) is one.
-		env.Home, env.noHome = "", fmt.Errorf("BATON_HOME %q is not an absolute path, and ~ is not expanded", env.Home)
-	case env.Home == "":
+	if env.Home == "" {
 		if h, err := os.UserHomeDir(); err != nil {
 			env.noHome = err
 		} else {
@@ -105,9 +100,13 @@ func EnvFromOS() *Env {
 	return env
 }
 
-// home returns Home, or an error naming BATON_HOME when there is none.
+// home returns Home once it can be used (see usableHome), or an error
+// naming BATON_HOME: when there is none, or it cannot be baton's home.
 func (e *Env) home() (string, error) {
 	if e.Home != "" {
+		if err := usableHome(e.Home); err != nil {
+			return "", err
+		}
 		return e.Home, nil
 	}
 	why := e.noHome
@@ -115,6 +114,74 @@ func (e *Env) home() (string, error) {
 		why = errors.New("none given")
 	}
 	return "", fmt.Errorf("no home directory (%v): set BATON_HOME to the directory baton keeps its store and bottles in", why)
+}
+
+// bottleHome is the home the bottles are kept under: "" when no home is
+// known (none is kept, as before any home was), else Home once usable,
+// else home's error. The commands that keep, show or prune bottles beside
+// a store another variable names (a hook, serve, the worker) take it, so
+// that a home that cannot be used fails as it would with the default
+// store rather than keeping the bottles somewhere else or nowhere.
+func (e *Env) bottleHome() (string, error) {
+	if e.Home == "" {
+		return "", nil
+	}
+	return e.home()
+}
+
+// usableHome refuses, as an invalid error naming BATON_HOME, a home baton
+// must not create or write into: one not absolute (relative, it would name
+// a home in each directory a command runs in: a hook's is the project's,
+// whose repository would then hold a store and verbatim bottles; a ~ no
+// shell expanded, in a harness's JSON configuration, is one); one with
+// space at either end (a path is taken as typed, and a space pasted after
+// it would create a directory beside the one meant); one holding a NUL
+// (no file system's path does); the root of a file system (baton.db and
+// bottles/ would sit among the system's directories, and forget would
+// remove that bottles/: a home is a directory of baton's own); and a path
+// that exists but is not a directory, or cannot be followed (a symbolic
+// link loop, a link to nothing). A home that does not exist yet is
+// usable: the default store's open creates it.
+func usableHome(h string) error {
+	why := ""
+	switch {
+	case strings.TrimSpace(h) != h:
+		why = "has space at its start or end: the path is taken as typed, so set it without the space"
+	case strings.ContainsRune(h, 0):
+		why = "holds a NUL byte, which no path can"
+	case !filepath.IsAbs(h):
+		why = "is not an absolute path, and ~ is not expanded: set BATON_HOME to an absolute path"
+	case filepath.Dir(filepath.Clean(h)) == filepath.Clean(h):
+		why = "is the root of the file system: baton keeps baton.db and bottles/ in its home, so set BATON_HOME to a directory of its own (the default is .baton in the home directory)"
+	}
+	if why == "" {
+		fi, err := os.Stat(h)
+		switch {
+		case err == nil && !fi.IsDir():
+			why = "is not a directory: set BATON_HOME to a directory, or to a path that does not exist yet for baton to create"
+		case errors.Is(err, fs.ErrNotExist):
+			if _, lerr := os.Lstat(h); lerr == nil {
+				why = "is a symbolic link to nothing: point it at a directory, or set BATON_HOME to another path"
+			}
+		case err != nil:
+			// A symbolic link loop, a component that is a file, no
+			// permission: the reason says which.
+			why = "cannot be used: " + pathReason(err)
+		}
+	}
+	if why == "" {
+		return nil
+	}
+	return continuity.Invalid("BATON_HOME", strconv.Quote(h)+" "+why)
+}
+
+// pathReason is the file system's reason in err, without the operation and
+// path a *fs.PathError repeats.
+func pathReason(err error) string {
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // Open returns the API of the tenant, and the function that releases it.
@@ -284,9 +351,14 @@ func (s *lazyStore) Close() {
 // episodes is the episode runner over api, for the commands that render
 // what a hook would (the briefing with its handover). Its bottles are the
 // default agent's under Home. It is made from the bound API rather than
-// bound itself, so that a failure to open the store reads as it is.
-func episodes(api continuity.API, env *Env) *continuity.Episodes {
-	return continuity.NewEpisodes(api, defaultAgent, env.Home)
+// bound itself, so that a failure to open the store reads as it is. A home
+// that cannot be used is its error (see bottleHome).
+func episodes(api continuity.API, env *Env) (*continuity.Episodes, error) {
+	home, err := env.bottleHome()
+	if err != nil {
+		return nil, err
+	}
+	return continuity.NewEpisodes(api, defaultAgent, home), nil
 }
 
 // ProjectOr returns the explicit project when one was given, else Project.

@@ -2,16 +2,20 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/alecthomas/kong"
 	"github.com/batonhq/baton/continuity"
+	"github.com/google/uuid"
 )
 
 // TestProjectFacet: an explicit project wins; without one, commands use the
@@ -228,10 +232,10 @@ func TestStoreOpenErrorsNameTheStore(t *testing.T) {
 		args      []string
 		says      []string
 	}{
-		{"BATON_HOME is a file", file, "", []string{"briefing"}, []string{filepath.Join(file, "baton.db"), "BATON_HOME", "cannot create the database directory"}},
+		{"BATON_HOME is a file", file, "", []string{"briefing"}, []string{"BATON_HOME: " + strconv.Quote(file) + " is not a directory"}},
 		{"BATON_DSN is a directory", root, root, []string{"remember", "--topic", "t", "x"}, []string{root + " (BATON_DSN)", "cannot create or open the database file"}},
-		{"--dsn is a directory", file, "", []string{"worker", "--once", "--dsn", root}, []string{root + " (--dsn)"}},
-		{"serve --dsn is a directory", file, "", []string{"serve", "--addr", "127.0.0.1:0", "--no-worker", "--dsn", root}, []string{root + " (--dsn)"}},
+		{"--dsn is a directory", root, "", []string{"worker", "--once", "--dsn", root}, []string{root + " (--dsn)"}},
+		{"serve --dsn is a directory", root, "", []string{"serve", "--addr", "127.0.0.1:0", "--no-worker", "--dsn", root}, []string{root + " (--dsn)"}},
 		{"BATON_DSN is an unreachable Postgres", root, pgURL, []string{"doctor"}, []string{"the Postgres store BATON_DSN names", "cannot reach the Postgres server"}},
 		{"BATON_DSN is another URL", root, "mysql://u:" + password + "@db/x", []string{"doctor"}, []string{"the store BATON_DSN names", "neither a postgres:// or postgresql:// URL"}},
 		{"--dsn is a libpq string", root, "", []string{"worker", "--once", "--dsn", "host=db password=" + password}, []string{"the store --dsn names", "key=value"}},
@@ -242,7 +246,7 @@ func TestStoreOpenErrorsNameTheStore(t *testing.T) {
 		{"serve --dsn is a Postgres URL after a space", root, "", []string{"serve", "--addr", "127.0.0.1:0", "--no-worker", "--dsn", "\tpostgres://u:" + password + "@127.0.0.1:1/x"}, []string{"the store --dsn names"}},
 		{"BATON_DSN is a URL under a directory", root, root + "/x/postgres://u:" + password + "@db/x", []string{"doctor"}, []string{"the store BATON_DSN names"}},
 		// A hook's one line says as much (it exits 0).
-		{"hook: BATON_HOME is a file", file, "", []string{"hook", "end", "--harness", "codex"}, []string{filepath.Join(file, "baton.db") + " (BATON_HOME)", "not a directory"}},
+		{"hook: BATON_HOME is a file", file, "", []string{"hook", "end", "--harness", "codex"}, []string{"BATON_HOME: " + strconv.Quote(file) + " is not a directory"}},
 	}
 	for _, tc := range cases {
 		env := testEnv(t)
@@ -286,14 +290,7 @@ func TestBadTenantNamesTheVariable(t *testing.T) {
 			env := testEnv(t)
 			env.Tenant = tenant
 			env.Stdin = strings.NewReader(`{"session_id":"s1","hook_event_name":"SessionEnd","cwd":"/tmp"}`)
-			// A serve that starts stops when the context ends.
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-			_, stderr, status := run(t, env, args, kong.BindTo(ctx, (*context.Context)(nil)))
-			cancel()
-			want := exitFailure
-			if args[0] == "hook" {
-				want = exitOK // a hook never blocks the person's work
-			}
+			stderr, status, want := runRefused(t, env, args)
 			if status != want || !strings.Contains(stderr, "BATON_TENANT") {
 				t.Errorf("BATON_TENANT=%q %v: status %d, stderr %q; want %d naming BATON_TENANT", tenant, args, status, stderr, want)
 			}
@@ -302,4 +299,146 @@ func TestBadTenantNamesTheVariable(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestHomeThatCannotBeUsed runs every command that keeps, reads or prunes
+// bottles under BATON_HOME (and, with the default store, every command that
+// opens it) with a home baton must not use: a regular file, a symbolic link
+// loop or a link to nothing, a path with space at either end (which would
+// create a directory beside the one meant), one holding a NUL, a relative
+// one, and the file system's root (baton.db and bottles/ among the system's
+// directories, forget removing that bottles/). Each fails naming
+// BATON_HOME, the hook exiting 0 with its one line and, when the store is
+// another (BATON_DSN), a receipt and its failure in the ledger; none
+// creates anything.
+func TestHomeThatCannotBeUsed(t *testing.T) {
+	root := t.TempDir()
+	file, loop, dangling := filepath.Join(root, "a-file"), filepath.Join(root, "loop"), filepath.Join(root, "dangling")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	links := os.Symlink(loop+"2", loop) == nil && os.Symlink(loop, loop+"2") == nil && os.Symlink(filepath.Join(root, "nothing"), dangling) == nil
+	fsRoot := filepath.VolumeName(root) + string(filepath.Separator)
+	homes := []struct {
+		name, home, says string
+		link, isRoot     bool
+	}{
+		{"a regular file", file, "is not a directory", false, false},
+		{"a symbolic link loop", loop, "cannot be used", true, false},
+		{"a link to nothing", dangling, "is a symbolic link to nothing", true, false},
+		{"space after it", filepath.Join(root, "home") + " ", "has space at its start or end", false, false},
+		{"a tab before it", "\t" + filepath.Join(root, "home"), "has space at its start or end", false, false},
+		{"a NUL in it", filepath.Join(root, "a\x00b"), "holds a NUL byte", false, false},
+		{"relative", "home", "is not an absolute path", false, false},
+		{"the root", fsRoot, "is the root of the file system", false, true},
+	}
+	hookStdin := `{"session_id":"s1","hook_event_name":"SessionEnd","cwd":` + quote(root) + `}`
+	commands := [][]string{
+		{"hook", "end", "--harness", "codex"},
+		{"briefing"},
+		{"bottle", "show", "s1"},
+		{"bottle", "render", "--transcript", file, "--keep"},
+		{"export", "--out", filepath.Join(t.TempDir(), "export.jsonl")},
+		{"forget", "--yes"},
+		{"worker", "--once"},
+		{"serve", "--addr", "127.0.0.1:0"},
+	}
+	before := dirNames(t, root)
+	rootHad := map[string]bool{}
+	for _, f := range []string{"baton.db", "bottles"} {
+		_, err := os.Lstat(filepath.Join(fsRoot, f))
+		rootHad[f] = err == nil
+	}
+	for _, h := range homes {
+		if h.link && !links {
+			continue // no symbolic links here (Windows without the privilege)
+		}
+		for _, store := range []string{"another", "the default"} {
+			if store == "the default" && h.isRoot {
+				continue // it would be at the root, and the other store shows the rule
+			}
+			for _, args := range commands {
+				if h.isRoot && args[0] == "forget" {
+					continue // it would remove the root's bottles/
+				}
+				name := fmt.Sprintf("%s, %s store: %v", h.name, store, args)
+				env := testEnv(t)
+				env.Home = h.home
+				if store == "the default" {
+					env.DSN = ""
+				}
+				env.Stdin = strings.NewReader(hookStdin)
+				stderr, status, want := runRefused(t, env, args)
+				if status != want || !strings.Contains(stderr, "BATON_HOME: ") || !strings.Contains(stderr, h.says) {
+					t.Errorf("%s: status %d, stderr %q; want %d saying BATON_HOME %s", name, status, stderr, want, h.says)
+				}
+				if args[0] == "hook" && (strings.Count(stderr, "\n") != 1 || strings.Count(stderr, h.says) != 1) {
+					t.Errorf("%s: stderr %q, want one line saying it once", name, stderr)
+				}
+				if args[0] == "hook" && store == "another" {
+					hookLeftFailure(t, name, env.DSN, h.says)
+				}
+				if _, err := os.Lstat(h.home); err == nil && !strings.Contains(h.name, "link") && h.home != file && !h.isRoot {
+					// A padded or relative home names a path beside (or
+					// under the working directory of) the one meant.
+					os.RemoveAll(h.home)
+					t.Errorf("%s: %q was created", name, h.home)
+				}
+			}
+		}
+	}
+	after := dirNames(t, root)
+	if !slices.Equal(before, after) {
+		t.Errorf("the commands created files: %q, was %q", after, before)
+	}
+	for f, had := range rootHad {
+		if _, err := os.Lstat(filepath.Join(fsRoot, f)); !had && err == nil {
+			t.Errorf("a command created %s at the root", f)
+		}
+	}
+}
+
+// hookLeftFailure checks that the store dsn holds one receipt and one
+// failure whose reason says says.
+func hookLeftFailure(t *testing.T, name, dsn, says string) {
+	t.Helper()
+	env := &Env{DSN: dsn, Tenant: "local"}
+	api, done, err := env.Open(context.Background())
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	defer done()
+	ledger, err := api.Ledger(context.Background(), uuid.Nil, 100)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var received, failed int
+	for _, e := range ledger {
+		switch e.Event {
+		case continuity.EventReceived:
+			received++
+		case continuity.EventFailed:
+			failed++
+			if !strings.Contains(e.Fields["reason"], "BATON_HOME") || !strings.Contains(e.Fields["reason"], says) {
+				t.Errorf("%s: the failure's reason is %q", name, e.Fields["reason"])
+			}
+		}
+	}
+	if received != 1 || failed != 1 {
+		t.Errorf("%s: %d receipts and %d failures, want 1 and 1: %+v", name, received, failed, ledger)
+	}
+}
+
+// runRefused runs args, bounded (a serve that starts stops when the context
+// ends), and returns its stderr and status and the status a refusal has: a
+// hook's is 0, as a hook never blocks the person's work.
+func runRefused(t *testing.T, env *Env, args []string) (stderr string, status, want int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	_, stderr, status = run(t, env, args, kong.BindTo(ctx, (*context.Context)(nil)))
+	if args[0] == "hook" {
+		return stderr, status, exitOK
+	}
+	return stderr, status, exitFailure
 }

@@ -29,10 +29,11 @@ func (c *HookCmd) Run(ctx context.Context, env *Env, kctx *kong.Context) error {
 	// waiting, or reads neither for this event) must not kill the hook
 	// with SIGPIPE, a non-zero exit: the write fails instead, and says so.
 	signal.Ignore(syscall.SIGPIPE)
+	home, homeErr := env.bottleHome()
 	inv := hook.Invocation{
 		Harness: c.Harness, Event: c.Event,
 		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
-		Dir: env.Dir, Home: env.Home, Role: env.HookRole, Nudge: env.StopNudge,
+		Dir: env.Dir, Home: home, HomeErr: homeErr, Role: env.HookRole, Nudge: env.StopNudge,
 		Open: func(ctx context.Context) (continuity.API, error) {
 			// A statement waits for a locked database a third of what is
 			// left of the event's budget: the retries that follow still

@@ -124,7 +124,11 @@ func (c *BriefingCmd) Run(ctx context.Context, env *Env, api continuity.API) err
 		enc.SetIndent("", "  ")
 		return enc.Encode(b)
 	}
-	text, err := episodes(api, env).Briefing(ctx, env.Dir, c.Project)
+	e, err := episodes(api, env)
+	if err != nil {
+		return err
+	}
+	text, err := e.Briefing(ctx, env.Dir, c.Project)
 	if err != nil {
 		return byFlag(err)
 	}

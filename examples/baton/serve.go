@@ -71,9 +71,13 @@ func (c *ServeCmd) Run(ctx context.Context, env *Env) error {
 	if c.ShutdownTimeout < 0 {
 		return fmt.Errorf("serve: --shutdown-timeout must be 0 or more, not %s", c.ShutdownTimeout)
 	}
+	home, err := env.bottleHome()
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	background := c.Background
 	if !c.NoWorker {
-		cfg := WorkerConfig{Every: cmp.Or(c.WorkerEvery, DefaultWorkerEvery), Closer: env.Closer, Judge: closerJudge, Home: env.Home}
+		cfg := WorkerConfig{Every: cmp.Or(c.WorkerEvery, DefaultWorkerEvery), Closer: env.Closer, Judge: closerJudge, Home: home}
 		worker, err := cfg.runner(env.Stderr)
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
@@ -103,13 +107,13 @@ func (c *ServeCmd) Run(ctx context.Context, env *Env) error {
 	// The page labels records' ages on the store's clock, as the briefing
 	// does, not on this replica's.
 	status := &statuspage.Options{Keyless: keyless, WorkDir: env.Dir, Now: svc.Now}
-	if keyless && env.Home != "" {
+	if keyless && home != "" {
 		// Bottles are rendered where the transcripts are, by this machine's
 		// hooks for the local tenant: a keyless server, every request the
 		// local tenant's, shows them. Bottle files carry no tenant, so a
 		// server with keys shows them to none (a tenant may open a
 		// conversation under any session id, the local one's included).
-		status.Bottles = statuspage.HomeBottles(env.Home)
+		status.Bottles = statuspage.HomeBottles(home)
 	}
 	srv := &http.Server{
 		Handler: httpapi.NewHandler(func(tenant string) continuity.API { return svc.For(tenant) },

@@ -113,10 +113,14 @@ type WorkerCmd struct {
 
 // Run runs the worker.
 func (c *WorkerCmd) Run(ctx context.Context, env *Env) error {
-	cfg := WorkerConfig{Every: c.Every, Closer: env.Closer, Judge: closerJudge, Home: env.Home}
 	if c.Every < time.Second {
 		return errors.New("--every must be at least 1s")
 	}
+	home, err := env.bottleHome()
+	if err != nil {
+		return err
+	}
+	cfg := WorkerConfig{Every: c.Every, Closer: env.Closer, Judge: closerJudge, Home: home}
 	opts, err := cfg.options(env.Stderr)
 	if err != nil {
 		return err
