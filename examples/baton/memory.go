@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/batonhq/baton/continuity"
@@ -47,6 +49,26 @@ type RememberCmd struct {
 	Content    []string `arg:"" help:"Content (at most 2000 characters)."`
 }
 
+// Validate refuses a --project, --scope or --session-run given as space
+// alone: the service trims each, so it would stand for none (no project
+// facet, no scope, a write attributed to no run) where the person named
+// one. kong reports it as a usage error.
+func (c *RememberCmd) Validate() error {
+	return blankFlags(map[string]string{"--project": c.Project, "--scope": c.Scope, "--session-run": c.SessionRun})
+}
+
+// blankFlags refuses, naming the first flag in order, a flag whose value is
+// not empty but blank after trimming. An empty value is no value: the flag's
+// default.
+func blankFlags(flags map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(flags)) {
+		if v := flags[name]; v != "" && strings.TrimSpace(v) == "" {
+			return continuity.Invalid(name, "is blank: give a value, or leave the flag out")
+		}
+	}
+	return nil
+}
+
 // Run writes the atom and prints its id.
 func (c *RememberCmd) Run(ctx context.Context, env *Env, api continuity.API) error {
 	r, err := api.Remember(ctx, continuity.RememberParams{
@@ -69,6 +91,12 @@ type TransitionCmd struct {
 // transition is one of the API's memory transitions, as a method
 // expression such as continuity.API.Resolve.
 type transition func(api continuity.API, ctx context.Context, id string, p continuity.TransitionParams) (continuity.WriteResult, error)
+
+// Validate refuses a --session-run given as space alone (see
+// RememberCmd.Validate).
+func (c *TransitionCmd) Validate() error {
+	return blankFlags(map[string]string{"--session-run": c.SessionRun})
+}
 
 func (c *TransitionCmd) run(ctx context.Context, env *Env, api continuity.API, verb transition) error {
 	r, err := verb(api, ctx, c.ID, continuity.TransitionParams{SessionRunID: c.SessionRun, Actor: continuity.ActorUserCLI})
@@ -108,6 +136,12 @@ func (c *ArchiveCmd) Run(ctx context.Context, env *Env, api continuity.API) erro
 type BriefingCmd struct {
 	Project string `help:"Project facet (default: the git top-level's name)."`
 	JSON    bool   `name:"json" help:"Print the briefing's JSON (without the handover)."`
+}
+
+// Validate refuses a --project given as space alone (see
+// RememberCmd.Validate).
+func (c *BriefingCmd) Validate() error {
+	return blankFlags(map[string]string{"--project": c.Project})
 }
 
 // Run prints what a startup would show for the working directory: the
