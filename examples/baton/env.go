@@ -91,7 +91,11 @@ func EnvFromOS() *Env {
 		// Relative, it would name a store in each directory a command
 		// runs in, as a relative BATON_HOME would. The value is not
 		// echoed: a Postgres key=value string holds a password.
-		env.DSN, env.badDSN = "", errors.New("BATON_DSN is neither a postgres:// URL nor an absolute SQLite path: a relative path would name a store in each working directory (a hook's is the project's); set it to an absolute path, or unset it for baton.db in BATON_HOME")
+		env.badDSN = errors.New("BATON_DSN is neither a postgres:// URL nor an absolute SQLite path: a relative path would name a store in each working directory (a hook's is the project's); set it to an absolute path, or unset it for baton.db in BATON_HOME")
+		if strings.TrimSpace(env.DSN) == "" {
+			env.badDSN = errors.New("BATON_DSN is blank: set it to a postgres:// URL or an absolute SQLite path, or unset it for baton.db in BATON_HOME")
+		}
+		env.DSN = ""
 	}
 	if env.Tenant == "" {
 		env.Tenant = "local"

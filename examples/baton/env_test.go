@@ -442,3 +442,31 @@ func runRefused(t *testing.T, env *Env, args []string) (stderr string, status, w
 	}
 	return stderr, status, exitFailure
 }
+
+// TestDSNVariable: a BATON_DSN that is neither a Postgres URL, an absolute
+// SQLite path nor :memory: is refused naming it, a blank one as blank (it
+// is not a relative path) and a relative one as relative; the store is
+// never opened from it.
+func TestDSNVariable(t *testing.T) {
+	abs := filepath.Join(t.TempDir(), "baton.db")
+	for _, tc := range []struct {
+		value, says string
+	}{
+		{" ", "BATON_DSN is blank"},
+		{"\t\n", "BATON_DSN is blank"},
+		{"baton.db", "a relative path would name a store in each working directory"},
+		{" " + abs, "a relative path would name a store in each working directory"},
+		{abs, ""},
+		{":memory:", ""},
+		{"postgres://u@127.0.0.1:1/x", ""},
+	} {
+		t.Setenv("BATON_DSN", tc.value)
+		env := EnvFromOS()
+		switch {
+		case tc.says == "" && (env.badDSN != nil || env.DSN != tc.value):
+			t.Errorf("BATON_DSN=%q: DSN %q, error %v; want it kept", tc.value, env.DSN, env.badDSN)
+		case tc.says != "" && (env.badDSN == nil || !strings.Contains(env.badDSN.Error(), tc.says) || env.DSN != ""):
+			t.Errorf("BATON_DSN=%q: DSN %q, error %v; want none, saying %q", tc.value, env.DSN, env.badDSN, tc.says)
+		}
+	}
+}
