@@ -156,15 +156,19 @@ func (s *Service) Export(ctx context.Context, tenant string, w io.Writer) (Expor
 }
 
 // Restore imports an export (see ExportFormat) into tenant, which must own no
-// row yet, in one write transaction: all of it or none; of two imports into
-// one tenant at once, one is written and the other is a conflict. The header's tenant
+// row yet, in one write transaction: all of it or none. It holds the
+// tenant's lock (Tx.LockTenant) from before it looks for the tenant's rows
+// to its commit: it waits for the tenant's open writes, and a write that
+// begins meanwhile waits for it, so of two imports into one tenant at once
+// one is written and the other is a conflict, and an import beside a write
+// is either refused (the write first) or written before it. The header's tenant
 // is informational; the rows become tenant's. Ids are kept, so an export
 // imported into an empty store reproduces its rows exactly.
 //
 // Errors: invalid for a bad tenant, a header that is not this format's
 // version, or any bad line, naming it ("line N", "line N: row.FIELD");
-// conflict when tenant already owns rows, or came to own rows the import
-// did not write while it ran, or when a row's id exists (another
+// conflict when tenant already owns rows (a write of the tenant committed
+// before the import took its lock), or when a row's id exists (another
 // tenant's); internal when r cannot be read.
 func (s *Service) Restore(ctx context.Context, tenant string, r io.Reader) (ExportResult, error) {
 	res := ExportResult{Rows: map[string]int{}}
@@ -202,18 +206,22 @@ func (s *Service) Restore(ctx context.Context, tenant string, r io.Reader) (Expo
 	if err != nil {
 		return res, err
 	}
-	runs := 0
 	err = s.store.Write(ctx, tenant, func(ctx context.Context, tx Tx) error {
-		if runs++; runs > 1 {
+		if line > 1 {
 			// The rows already read are gone; the transaction rolled back
-			// whole, so running the import again is safe.
+			// whole, so running the import again is safe. One run again
+			// before it read a row (two imports that took the tenant's
+			// lock at once, one rolled back) reads the file whole.
 			return Errorf(CodeInternal, "the database asked to retry the import, which cannot be read twice: run it again")
 		}
-		// Every import takes one lock of the tenant (its project lock of
-		// the rows with no project) before it looks for the tenant's rows:
-		// under Read Committed two imports at once would otherwise both
-		// find none and both write.
-		if err := tx.LockProject(ctx, ""); err != nil {
+		// Every import holds the tenant's lock (LockTenant) before it
+		// looks for the tenant's rows: it waits for the tenant's open
+		// writes and holds back its new ones until it commits. Under
+		// Read Committed a write open when the import began, or one
+		// beginning while it ran, committed beside the import unseen
+		// (its rows uncommitted when the import counted them), and two
+		// imports at once would both find none and both write.
+		if err := tx.LockTenant(ctx); err != nil {
 			return err
 		}
 		for _, t := range exportTables {
@@ -231,7 +239,7 @@ func (s *Service) Restore(ctx context.Context, tenant string, r io.Reader) (Expo
 				return err
 			}
 			if !ok {
-				return onlyImported(ctx, tx, res.Rows)
+				return nil
 			}
 			var l ExportLine
 			if err := strictJSON(b, &l); err != nil {
@@ -263,28 +271,6 @@ func (s *Service) Restore(ctx context.Context, tenant string, r io.Reader) (Expo
 		return ExportResult{Rows: map[string]int{}}, err
 	}
 	return res, nil
-}
-
-// onlyImported refuses, at the end of an import, a tenant that owns rows
-// the import did not write. The check at the start holds on SQLite, whose
-// writers take turns, but not under Postgres's Read Committed: a write of
-// the tenant that takes no lock the import holds (another project's, a
-// bottle marker's arm) commits meanwhile, and the import would commit
-// beside it into a tenant that did not own nothing, or upsert an exported
-// marker over the one the write armed. Every write leaves a row of its own
-// (a memory, a session, a ledger line), so a count of each table against
-// the rows imported finds any that committed before this read; only one
-// committing in the instant between it and the commit goes unseen.
-func onlyImported(ctx context.Context, tx Tx, imported map[string]int) error {
-	for _, t := range exportTables {
-		if n, err := t.count(ctx, tx, imported[t.name()]+1); err != nil || n != imported[t.name()] {
-			if err == nil {
-				err = Errorf(CodeConflict, "the tenant's rows (%s) changed while the import ran: import only into a tenant with none (erase it first)", t.name())
-			}
-			return err
-		}
-	}
-	return nil
 }
 
 // checkHeader refuses a first line that is not the header of a version

@@ -218,6 +218,15 @@ type Tx interface {
 	// lock the transaction holds returns at once; on Postgres another
 	// project's or tenant's lock never waits for it.
 	LockProject(ctx context.Context, project string) error
+	// LockTenant waits for every other open write transaction of the
+	// tenant to end and holds back its new ones until this one ends, so
+	// what the transaction reads of the tenant after it holds at its
+	// commit: on Postgres the tenant's write lock (which every write
+	// transaction holds shared) taken exclusively; the immediate
+	// transaction already serializes writers on SQLite. Two transactions
+	// taking it at once may deadlock; the store runs one of them again,
+	// as it does any transaction the database rolled back.
+	LockTenant(ctx context.Context) error
 
 	// AppendLedger appends entries and trims the tenant's ledger to its
 	// keep newest lines by id; keep below 1 keeps every line, and no

@@ -168,6 +168,16 @@ func (t *tx) LockProject(ctx context.Context, project string) error {
 	return translate(err)
 }
 
+func (t *tx) LockTenant(ctx context.Context) error {
+	if !t.s.postgres {
+		return nil // the immediate transaction already serializes writers
+	}
+	// The transaction holds the lock shared (runTx); taking it
+	// exclusively waits for the other holders, as EraseBatch does.
+	_, err := t.db.ExecContext(ctx, "SELECT pg_advisory_xact_lock("+tenantWriteLock+")", t.tenant)
+	return translate(err)
+}
+
 func (t *tx) AppendLedger(ctx context.Context, keep int, entries ...continuity.LedgerEntry) error {
 	if len(entries) == 0 {
 		return nil

@@ -207,6 +207,8 @@ func testExport(t *testing.T, h Harness) {
 	t.Run("ImportHostileFiles", func(t *testing.T) { t.Parallel(); testImportHostileFiles(t, h) })
 	t.Run("ImportsEveryVersion", func(t *testing.T) { t.Parallel(); testImportVersions(t, h) })
 	t.Run("ImportRacingWrites", func(t *testing.T) { testImportRacingWrites(t, h) })
+	t.Run("ImportBesideAnOpenWrite", func(t *testing.T) { testImportBesideOpenWrite(t, h) })
+	t.Run("TwoImportsTakingTheTenantLockAtOnce", func(t *testing.T) { t.Parallel(); testImportsLockAtOnce(t, h) })
 
 	// Two imports of different exports into one empty tenant at once: one
 	// is written, the other is a conflict, never both. Each import's
@@ -360,6 +362,23 @@ func (l lineWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
+// raceExport is the export the import race cases read (of tenant A: a
+// conversation s1 with its armed bottle marker, and a memory) and the
+// empty store they import it into, its clock where the export's was.
+func raceExport(t *testing.T, h Harness) ([]byte, continuity.ExportResult, *fixture) {
+	t.Helper()
+	f := newFixture(t, h)
+	mustOpen(t, f, tenantA, startup("s1"))
+	if err := f.svc.ArmBottle(t.Context(), tenantA, agent, *sealedOf("s1")); err != nil {
+		t.Fatal(err)
+	}
+	mustRemember(t, f, tenantA, remember(continuity.KindNote, "exported", "a note", "baton", ""))
+	export, exported := exportOf(t, f, tenantA)
+	g := newFixture(t, h)
+	g.clock.Set(f.clock.Now())
+	return export, exported, g
+}
+
 // testImportRacingWrites: an import into an empty tenant is held, after it
 // found the tenant empty and before it writes its rows, while a write of
 // the same tenant runs: the arm of the bottle marker of a conversation the
@@ -396,16 +415,7 @@ func testImportRacingWrites(t *testing.T, h Harness) {
 	for _, w := range writes {
 		t.Run(w.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFixture(t, h)
-			mustOpen(t, f, tenantA, startup("s1"))
-			if err := f.svc.ArmBottle(ctx, tenantA, agent, *sealedOf("s1")); err != nil {
-				t.Fatal(err)
-			}
-			mustRemember(t, f, tenantA, remember(continuity.KindNote, "exported", "a note", "baton", ""))
-			export, exported := exportOf(t, f, tenantA)
-
-			g := newFixture(t, h)
-			g.clock.Set(f.clock.Now())
+			export, exported, g := raceExport(t, h)
 			writeDone := make(chan error, 1)
 			head, rows, _ := bytes.Cut(export, []byte("\n"))
 			r := io.MultiReader(bytes.NewReader(append(head, '\n')), gateReader{func() {
@@ -449,6 +459,166 @@ func testImportRacingWrites(t *testing.T, h Harness) {
 				t.Fatalf("the import: %v", importErr)
 			}
 		})
+	}
+}
+
+// testImportBesideOpenWrite: a write of the tenant has written its rows and
+// not yet committed when an import into the tenant begins; it commits
+// after the import read its whole file (or after half a second, when the
+// import waits for it). Under Postgres's Read Committed the import saw none
+// of the open write's rows, neither when it looked for the tenant's rows
+// nor when it counted them again before its commit, and committed beside
+// them: a tenant that did not own nothing took the import, or (a bottle
+// marker armed by the write) the import's upsert waited for the write and
+// replaced its marker. The import must wait for the open write and refuse
+// the tenant it left non-empty, the write's rows alone in it.
+func testImportBesideOpenWrite(t *testing.T, h Harness) {
+	ctx := context.Background()
+	writes := []struct {
+		name  string
+		write func(ctx context.Context, tx continuity.Tx, now time.Time) error
+	}{
+		{"InsertMemory", func(ctx context.Context, tx continuity.Tx, now time.Time) error {
+			m := fullMemory(now)
+			m.ID = newID()
+			return tx.InsertMemory(ctx, &m)
+		}},
+		{"ArmBottleOfAnExportedConversation", func(ctx context.Context, tx continuity.Tx, now time.Time) error {
+			m := bottleMarker("s1", "/home/u/.baton/bottles/s1-armed-meanwhile.md", 2, now)
+			return tx.ArmBottle(ctx, m)
+		}},
+		{"AppendLedger", func(ctx context.Context, tx continuity.Tx, now time.Time) error {
+			return tx.AppendLedger(ctx, 0, continuity.LedgerEntry{ID: newID(), Event: "test.open", At: now, Fields: map[string]string{}})
+		}},
+	}
+	for _, w := range writes {
+		t.Run(w.name, func(t *testing.T) {
+			t.Parallel()
+			export, _, g := raceExport(t, h)
+			written, release := make(chan struct{}), make(chan struct{})
+			writeDone := make(chan error, 1)
+			go func() {
+				writeDone <- g.store.Write(ctx, tenantA, func(ctx context.Context, tx continuity.Tx) error {
+					if err := w.write(ctx, tx, g.clock.Now()); err != nil {
+						return err
+					}
+					close(written)
+					<-release
+					return nil
+				})
+			}()
+			select {
+			case <-written:
+			case err := <-writeDone:
+				t.Fatalf("the write: %v", err)
+			}
+			importDone := make(chan error, 1)
+			go func() {
+				_, err := g.svc.Restore(ctx, tenantA, bytes.NewReader(export))
+				importDone <- err
+			}()
+			var importErr error
+			waited := false
+			select {
+			case importErr = <-importDone:
+			case <-time.After(500 * time.Millisecond):
+				waited = true
+			}
+			close(release)
+			if err := <-writeDone; err != nil {
+				t.Fatalf("the write: %v", err)
+			}
+			if waited {
+				importErr = <-importDone
+			}
+			after := rawRows(t, g, tenantA)
+			if continuity.ErrorCode(importErr) != continuity.CodeConflict {
+				t.Errorf("the import beside a write open before it began: %v (waited for the write: %v), want a conflict; the tenant holds %v",
+					importErr, waited, after)
+			}
+			if _, err := g.svc.Session(ctx, tenantA, agent, "s1"); err == nil {
+				t.Errorf("the tenant holds the import's session s1 beside the write's rows")
+			}
+			if total(after) != 1 {
+				t.Errorf("the tenant holds %v, want the write's one row alone", after)
+			}
+		})
+	}
+}
+
+// barrierStore holds the LockTenant of each of the first n write
+// transactions until all n have reached it, or half a second has passed
+// (a store that serializes writers lets one reach it at a time); a later
+// transaction (one run again) is not held.
+type barrierStore struct {
+	continuity.Store
+	n       int32
+	reached atomic.Int32
+	all     chan struct{}
+}
+
+func newBarrierStore(st continuity.Store, n int32) *barrierStore {
+	return &barrierStore{Store: st, n: n, all: make(chan struct{})}
+}
+
+func (b *barrierStore) Write(ctx context.Context, tenant string, fn func(ctx context.Context, tx continuity.Tx) error) error {
+	return b.Store.Write(ctx, tenant, func(ctx context.Context, tx continuity.Tx) error {
+		return fn(ctx, barrierTx{Tx: tx, b: b})
+	})
+}
+
+type barrierTx struct {
+	continuity.Tx
+	b *barrierStore
+}
+
+func (t barrierTx) LockTenant(ctx context.Context) error {
+	switch k := t.b.reached.Add(1); {
+	case k == t.b.n:
+		close(t.b.all)
+	case k > t.b.n:
+		return t.Tx.LockTenant(ctx)
+	}
+	select {
+	case <-t.b.all:
+	case <-time.After(500 * time.Millisecond):
+	}
+	return t.Tx.LockTenant(ctx)
+}
+
+// testImportsLockAtOnce: two imports into one empty tenant take the
+// tenant's lock at the same instant, each holding it shared as every write
+// does: on Postgres each waits for the other, a deadlock the database
+// breaks by rolling one back. The store runs that one again; it had read
+// no row yet, so the import runs whole and finds the other's rows: one
+// written, one a conflict. An import that refused every run after its
+// first answered internal ("cannot be read twice").
+func testImportsLockAtOnce(t *testing.T, h Harness) {
+	ctx := context.Background()
+	f := newFixture(t, h)
+	mustRemember(t, f, tenantA, remember(continuity.KindNote, "topic", "a note", "baton", ""))
+	export, _ := exportOf(t, f, tenantA)
+	g := newFixture(t, h)
+	svc := continuity.New(newBarrierStore(g.store, 2), continuity.WithClock(g.clock.Now))
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			_, err := svc.Restore(ctx, tenantA, bytes.NewReader(export))
+			errs <- err
+		}()
+	}
+	var codes []continuity.Code
+	var msgs []string
+	for range 2 {
+		err := <-errs
+		codes = append(codes, continuity.ErrorCode(err))
+		if err != nil {
+			msgs = append(msgs, err.Error())
+		}
+	}
+	slices.Sort(codes)
+	if !slices.Equal(codes, []continuity.Code{"", continuity.CodeConflict}) {
+		t.Fatalf("the two imports answered %q (%q), want one written and one conflict", codes, msgs)
 	}
 }
 
