@@ -87,21 +87,44 @@ func EnvFromOS() *Env {
 			env.Home = filepath.Join(h, ".baton")
 		}
 	}
-	if env.DSN != "" && !sqlstore.IsPostgresDSN(env.DSN) && env.DSN != ":memory:" && !filepath.IsAbs(env.DSN) {
-		// Relative, it would name a store in each directory a command
-		// runs in, as a relative BATON_HOME would. The value is not
-		// echoed: a Postgres key=value string holds a password.
-		env.badDSN = errors.New("BATON_DSN is neither a postgres:// URL nor an absolute SQLite path: a relative path would name a store in each working directory (a hook's is the project's); set it to an absolute path, or unset it for baton.db in BATON_HOME")
-		if strings.TrimSpace(env.DSN) == "" {
-			env.badDSN = errors.New("BATON_DSN is blank: set it to a postgres:// URL or an absolute SQLite path, or unset it for baton.db in BATON_HOME")
+	if env.DSN != "" {
+		// The value is not echoed: a Postgres URL or key=value string
+		// holds a password.
+		switch why := dsnProblem(env.DSN); {
+		case why != "":
+			env.badDSN = errors.New("BATON_DSN " + why + "; or unset it for baton.db in BATON_HOME")
+		case !sqlstore.IsPostgresDSN(env.DSN) && env.DSN != ":memory:" && !filepath.IsAbs(env.DSN):
+			// Relative, it would name a store in each directory a
+			// command runs in, as a relative BATON_HOME would.
+			env.badDSN = errors.New("BATON_DSN is neither a postgres:// URL nor an absolute SQLite path: a relative path would name a store in each working directory (a hook's is the project's); set it to an absolute path, or unset it for baton.db in BATON_HOME")
 		}
-		env.DSN = ""
+		if env.badDSN != nil {
+			env.DSN = ""
+		}
 	}
 	if env.Tenant == "" {
 		env.Tenant = "local"
 	}
 	env.Dir, _ = os.Getwd()
 	return env
+}
+
+// dsnProblem says what makes a store's DSN (BATON_DSN or a --dsn flag)
+// one that cannot be what the person meant, or "" when nothing does: blank;
+// with space at either end, since it is taken as typed ("/x/baton.db "
+// would open a new file whose name ends in a space, a Postgres URL's space
+// would reach the driver); or holding a NUL byte, which no path or URL
+// holds. It never repeats the value, which may hold a password.
+func dsnProblem(dsn string) string {
+	switch {
+	case strings.TrimSpace(dsn) == "":
+		return "is blank: set it to a postgres:// URL or an absolute SQLite path"
+	case strings.TrimSpace(dsn) != dsn:
+		return "has space at its start or end: the value is taken as typed, so set it without the space"
+	case strings.IndexByte(dsn, 0) >= 0:
+		return "holds a NUL byte: no path or URL does"
+	}
+	return ""
 }
 
 // home returns Home once it can be used (see usableHome), or an error

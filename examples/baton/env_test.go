@@ -239,11 +239,11 @@ func TestStoreOpenErrorsNameTheStore(t *testing.T) {
 		{"BATON_DSN is an unreachable Postgres", root, pgURL, []string{"doctor"}, []string{"the Postgres store BATON_DSN names", "cannot reach the Postgres server"}},
 		{"BATON_DSN is another URL", root, "mysql://u:" + password + "@db/x", []string{"doctor"}, []string{"the store BATON_DSN names", "neither a postgres:// or postgresql:// URL"}},
 		{"--dsn is a libpq string", root, "", []string{"worker", "--once", "--dsn", "host=db password=" + password}, []string{"the store --dsn names", "key=value"}},
-		// A URL the store reads as a relative file path (space before
-		// its scheme, a directory before it) is still a URL to whoever
-		// typed it: named by the flag, never echoed.
-		{"--dsn is a Postgres URL after a space", root, "", []string{"worker", "--once", "--dsn", " postgres://u:" + password + "@127.0.0.1:1/x"}, []string{"the store --dsn names"}},
-		{"serve --dsn is a Postgres URL after a space", root, "", []string{"serve", "--addr", "127.0.0.1:0", "--no-worker", "--dsn", "\tpostgres://u:" + password + "@127.0.0.1:1/x"}, []string{"the store --dsn names"}},
+		// A URL the store reads as a relative file path (a directory
+		// before it) is still a URL to whoever typed it: named by the
+		// variable, never echoed. (Space before its scheme is refused
+		// before any store is opened: TestWorkerRefuses.)
+		{"--dsn is a URL under a directory", root, "", []string{"worker", "--once", "--dsn", "x/postgres://u:" + password + "@127.0.0.1:1/x"}, []string{"the store --dsn names"}},
 		{"BATON_DSN is a URL under a directory", root, root + "/x/postgres://u:" + password + "@db/x", []string{"doctor"}, []string{"the store BATON_DSN names"}},
 		// A hook's one line says as much (it exits 0).
 		{"hook: BATON_HOME is a file", file, "", []string{"hook", "end", "--harness", "codex"}, []string{"BATON_HOME: " + strconv.Quote(file) + " is not a directory"}},
@@ -445,8 +445,8 @@ func runRefused(t *testing.T, env *Env, args []string) (stderr string, status, w
 
 // TestDSNVariable: a BATON_DSN that is neither a Postgres URL, an absolute
 // SQLite path nor :memory: is refused naming it, a blank one as blank (it
-// is not a relative path) and a relative one as relative; the store is
-// never opened from it.
+// is not a relative path), one with space at an end as such (no variable holds a NUL byte),
+// and a relative one as relative; the store is never opened from it.
 func TestDSNVariable(t *testing.T) {
 	abs := filepath.Join(t.TempDir(), "baton.db")
 	for _, tc := range []struct {
@@ -455,7 +455,10 @@ func TestDSNVariable(t *testing.T) {
 		{" ", "BATON_DSN is blank"},
 		{"\t\n", "BATON_DSN is blank"},
 		{"baton.db", "a relative path would name a store in each working directory"},
-		{" " + abs, "a relative path would name a store in each working directory"},
+		{" " + abs, "BATON_DSN has space at its start or end"},
+		{abs + " ", "BATON_DSN has space at its start or end"},
+		{abs + "\n", "BATON_DSN has space at its start or end"},
+		{filepath.Join(t.TempDir(), "a\tb.db"), ""},
 		{abs, ""},
 		{":memory:", ""},
 		{"postgres://u@127.0.0.1:1/x", ""},

@@ -54,6 +54,11 @@ type ServeCmd struct {
 	ready func(net.Addr) `kong:"-"`
 }
 
+// Validate refuses a --dsn that cannot be what the person meant (see
+// dsnProblem); an empty one is no value, the default. kong reports it as a
+// usage error.
+func (c *ServeCmd) Validate() error { return dsnFlag(c.DSN) }
+
 // Help details the authentication modes and the exit statuses.
 func (c *ServeCmd) Help() string {
 	return `With API keys (BATON_API_KEYS=key=tenant,... or --keys-file), each request's tenant is its key's ("Authorization: Bearer KEY"). Without keys, every request acts as the local tenant (BATON_TENANT, default local), and baton serves only on a loopback address and answers only requests addressed to a loopback host, never one a web page sends from another origin.

@@ -111,6 +111,19 @@ type WorkerCmd struct {
 	Once  bool          `help:"Run one pass, print what it did, and exit (non-zero when it failed)."`
 }
 
+// Validate refuses a --dsn that cannot be what the person meant, as
+// ServeCmd.Validate does.
+func (c *WorkerCmd) Validate() error { return dsnFlag(c.DSN) }
+
+// dsnFlag refuses a --dsn flag's value that dsnProblem finds wrong,
+// naming the flag; an empty value is the flag left out.
+func dsnFlag(dsn string) error {
+	if why := dsnProblem(dsn); dsn != "" && why != "" {
+		return continuity.Invalid("--dsn", why)
+	}
+	return nil
+}
+
 // Run runs the worker.
 func (c *WorkerCmd) Run(ctx context.Context, env *Env) error {
 	if c.Every < time.Second {

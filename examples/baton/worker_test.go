@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,6 +60,22 @@ func TestWorkerRefuses(t *testing.T) {
 		{"an interval under a second", false, []string{"worker", "--every", "999ms"}, exitFailure, "--every must be at least 1s"},
 		{"a malformed interval", false, []string{"worker", "--every", "soon"}, exitUsage, "--every"},
 	}
+	for _, cmd := range []string{"worker", "serve"} {
+		for _, dsn := range []struct{ name, value, says string }{
+			{"a blank --dsn", " ", "--dsn: is blank"},
+			{"a --dsn with a trailing space", filepath.Join(os.TempDir(), "baton-x.db") + " ", "--dsn: has space at its start or end"},
+			{"a --dsn with a leading tab", "\tpostgres://u:s3cret-pw@127.0.0.1:1/x", "--dsn: has space at its start or end"},
+			{"a --dsn with a NUL byte", "postgres://u@127.0.0.1:1/x\x00y", "--dsn: holds a NUL byte"},
+		} {
+			cases = append(cases, struct {
+				name   string
+				closer bool
+				args   []string
+				status int
+				want   string
+			}{cmd + ": " + dsn.name, false, []string{cmd, "--dsn", dsn.value}, exitUsage, dsn.says})
+		}
+	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			env := testEnv(t)
@@ -66,6 +83,12 @@ func TestWorkerRefuses(t *testing.T) {
 			_, stderr, status := run(t, env, tc.args)
 			if status != tc.status || !strings.Contains(stderr, tc.want) {
 				t.Fatalf("status %d, stderr %q; want %d mentioning %q", status, stderr, tc.status, tc.want)
+			}
+			if _, err := os.Stat(env.DSN); err == nil {
+				t.Error("the store was opened")
+			}
+			if strings.Contains(stderr, "s3cret-pw") {
+				t.Errorf("stderr carries the password: %q", stderr)
 			}
 		})
 	}
