@@ -18,7 +18,8 @@ import (
 // after a value, a table header defined twice. It does not check values
 // beyond finding their end.
 
-// utf8BOM is the byte order mark neither JSON nor TOML allows at the start.
+// utf8BOM is the byte order mark: no JSON or TOML text may begin with one,
+// though a JSON parser may pass over it (RFC 8259, section 8.1).
 const utf8BOM = "\ufeff"
 
 // tomlStatement is one statement of a TOML file.

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -259,14 +260,24 @@ func readStdin(r io.Reader, limit int64, wait time.Duration) ([]byte, error) {
 // stdin, so that a harness that writes its payload and keeps the pipe open
 // is answered at once: what follows the value in the same read is kept,
 // for Normalize to refuse, what a later write would add is not read. Input
-// that is not JSON is read no further than where it stops being JSON.
+// that is not JSON is read no further than where it stops being JSON. A
+// UTF-8 byte order mark before the value (a Windows shell's pipe may write
+// one) is passed over, as RFC 8259 lets a parser do.
 func readBounded(r io.Reader, limit int64) ([]byte, error) {
 	if r == nil {
 		return nil, continuity.Invalid("stdin", "must be one JSON object")
 	}
+	br := bufio.NewReader(r)
+	// One byte first: a payload as short as "{}" on a pipe kept open must
+	// not wait for a third byte that never comes.
+	if b, _ := br.Peek(1); len(b) == 1 && b[0] == utf8BOM[0] {
+		if b, _ := br.Peek(len(utf8BOM)); string(b) == utf8BOM {
+			br.Discard(len(utf8BOM))
+		}
+	}
 	var data bytes.Buffer
 	var first json.RawMessage
-	err := json.NewDecoder(io.TeeReader(io.LimitReader(r, limit+1), &data)).Decode(&first)
+	err := json.NewDecoder(io.TeeReader(io.LimitReader(br, limit+1), &data)).Decode(&first)
 	var syntax *json.SyntaxError
 	switch {
 	case int64(data.Len()) > limit:
