@@ -109,6 +109,29 @@ func (p *procBench) hook(event, stdin string) time.Duration {
 	return p.run(p.baton, f, "hook", event, "--harness", "claude-code")
 }
 
+// create times creating one new empty file in the capture home, kept: the
+// file system's cost of a file, which some pay far more for than others
+// (ext4 without a journal checks each inode freed in the last half
+// minute, and every process here frees its SQLite -wal and -shm), and
+// which an event pays for each file it creates (a first Stop: its bottle's
+// lock file, directory, pages and index) and benchbase for two (-wal,
+// -shm).
+func (p *procBench) create() time.Duration {
+	p.b.Helper()
+	p.n++
+	path := filepath.Join(p.home, fmt.Sprintf("created-%d", p.n))
+	start := time.Now()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err == nil {
+		err = f.Close()
+	}
+	d := time.Since(start)
+	if err != nil {
+		p.b.Fatal(err)
+	}
+	return d
+}
+
 // baseline times benchbase writing once to the store's SQLite file.
 func (p *procBench) baseline() time.Duration { return p.run(p.base, nil, p.db) }
 
@@ -225,6 +248,7 @@ func BenchmarkHookEvents(b *testing.B) {
 	times := make([]samples, len(benchEvents))
 	base := make([]samples, len(benchEvents))
 	stack := make([]samples, len(benchEvents))
+	var creates samples
 	session := func(i int) {
 		id := fmt.Sprintf("bench-%04d", i)
 		for k, e := range benchEvents {
@@ -237,6 +261,9 @@ func BenchmarkHookEvents(b *testing.B) {
 				p.baseline()
 				p.stackline()
 				continue
+			}
+			if e.name == "stop" {
+				creates = append(creates, p.create())
 			}
 			if i%2 == 0 {
 				base[k] = append(base[k], p.baseline())
@@ -261,6 +288,9 @@ func BenchmarkHookEvents(b *testing.B) {
 		b.ReportMetric(med/bmed, e.name+"-ratio")
 		b.ReportMetric(med/smed, e.name+"-stack-ratio")
 	}
+	cmed := 1000 * creates.median()
+	fmt.Fprintf(&report, "creating a file here (timed before each stop): median %.0f µs, p99 %.0f µs\n", cmed, 1000*creates.quantile(0.99))
+	b.ReportMetric(cmed, "create-p50-us")
 	b.Log("\n" + report.String())
 }
 
