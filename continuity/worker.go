@@ -191,6 +191,9 @@ func (w *Worker) Tick(ctx context.Context) (WorkerResult, error) {
 	for _, g := range byTenant(lapsed) {
 		n := 0
 		for n < g.rows {
+			if ctx.Err() != nil {
+				return res, stopped(ctx, errs)
+			}
 			sw, err := w.svc.Sweep(ctx, g.tenant, min(g.rows-n, MaxSweep))
 			res.Swept += len(sw.Swept)
 			if err != nil {
@@ -203,10 +206,16 @@ func (w *Worker) Tick(ctx context.Context) (WorkerResult, error) {
 			n += len(sw.Swept)
 		}
 	}
+	if ctx.Err() != nil {
+		return res, stopped(ctx, errs)
+	}
 	r, err := w.retain(ctx, now)
 	res.add(r)
 	if err != nil {
 		errs = append(errs, err)
+	}
+	if ctx.Err() != nil {
+		return res, stopped(ctx, errs)
 	}
 	if !w.CloserOn() {
 		return res, errors.Join(errs...)
@@ -217,8 +226,7 @@ func (w *Worker) Tick(ctx context.Context) (WorkerResult, error) {
 	}
 	for _, ref := range due {
 		if ctx.Err() != nil {
-			errs = append(errs, ctx.Err())
-			break
+			return res, stopped(ctx, errs)
 		}
 		r, err := w.close(ctx, ref)
 		res.add(r)
@@ -227,6 +235,16 @@ func (w *Worker) Tick(ctx context.Context) (WorkerResult, error) {
 		}
 	}
 	return res, errors.Join(errs...)
+}
+
+// stopped is the error of a pass whose context ended: the errors it met
+// before, less those of the calls the end cut short (each tenant's would
+// say the same), and the end itself, once.
+func stopped(ctx context.Context, errs []error) error {
+	kept := slices.DeleteFunc(errs, func(err error) bool {
+		return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+	})
+	return errors.Join(append(kept, context.Cause(ctx))...)
 }
 
 // retain prunes, when retention is due (the first pass, then every
@@ -267,6 +285,9 @@ func (w *Worker) retain(ctx context.Context, now time.Time) (res WorkerResult, e
 			break
 		}
 		for _, tenant := range tenants {
+			if ctx.Err() != nil {
+				return res, stopped(ctx, errs)
+			}
 			p, err := w.svc.Prune(ctx, tenant, now)
 			res.Pruned += p.Ledger + p.Prompts
 			if err != nil {

@@ -2,8 +2,10 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -310,6 +312,11 @@ func testWorkerStops(t *testing.T, h Harness) {
 				res, err := continuity.NewWorker(continuity.New(st, continuity.WithClock(f.clock.Now))).Tick(cctx)
 				if err == nil && stopAfter < len(tenants)*per {
 					t.Fatalf("a pass stopped after %d updates reported no error (swept %d)", stopAfter, res.Swept)
+				}
+				// Stopped, the pass stops: it reports its context's end
+				// once, not once for each tenant left.
+				if err != nil && (!errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "\n")) {
+					t.Errorf("a stopped pass reported %q; want its context's end, once", err)
 				}
 				closed := 0
 				for _, tenant := range tenants {
