@@ -208,7 +208,9 @@ func (c *ServeCmd) Run(ctx context.Context, env *Env) error {
 // the tenants are, for the log; without keys, the local tenant's, on a
 // loopback address only.
 func (c *ServeCmd) authenticator(env *Env) (httpapi.Authenticator, string, error) {
-	spec := strings.TrimSpace(env.APIKeys)
+	// Set, BATON_API_KEYS is keys: one of space alone holds none, and is
+	// refused as a "," is, never read as unset (a server of no keys).
+	spec := env.APIKeys
 	switch {
 	case c.KeysFile != "" && spec != "":
 		return nil, "", errors.New("both BATON_API_KEYS and --keys-file are set: give the keys one way")

@@ -392,6 +392,8 @@ func TestServeRefuses(t *testing.T) {
 		{"a host name without keys", "", "local", []string{"--addr", "example.com:0"}, "is not a loopback address"},
 		{"keys both ways", "k=t", "local", []string{"--keys-file", keys}, "both BATON_API_KEYS and --keys-file are set"},
 		{"malformed BATON_API_KEYS", "k-without-tenant", "local", nil, "BATON_API_KEYS: invalid"},
+		{"a blank BATON_API_KEYS", " ", "local", []string{"--addr", "127.0.0.1:0"}, "BATON_API_KEYS: invalid: invalid input (keys: must hold at least one key=tenant)"},
+		{"a BATON_API_KEYS of a tab and a new line", "\t\n", "local", []string{"--addr", "127.0.0.1:0"}, "BATON_API_KEYS: invalid: invalid input (keys: must hold at least one key=tenant)"},
 		{"a missing key file", "", "local", []string{"--keys-file", keys + ".nope"}, "does not exist"},
 		{"an invalid local tenant", "", "", nil, "invalid input (BATON_TENANT: is required)"},
 		{"a worker interval under a second", "", "local", []string{"--worker-every", "999ms"}, "--worker-every must be at least 1s"},
@@ -402,7 +404,7 @@ func TestServeRefuses(t *testing.T) {
 	for _, tc := range cases {
 		env := testEnv(t)
 		env.APIKeys, env.Tenant = tc.apiKeys, tc.tenant
-		_, stderr, status := run(t, env, append([]string{"serve"}, tc.args...))
+		stderr, status, _ := runRefused(t, env, append([]string{"serve"}, tc.args...))
 		if status != exitFailure || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s: status %d, stderr %q, want 1 and %q", tc.name, status, stderr, tc.want)
 		}
