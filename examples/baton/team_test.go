@@ -113,6 +113,8 @@ func TestTeamServerConfig(t *testing.T) {
 		name, url, key string
 		want           string
 	}{
+		{"space alone", " ", "k", "BATON_SERVER_URL is blank"},
+		{"a tab alone, without a key", "\t", "", "BATON_SERVER_URL is blank"},
 		{"no scheme", "127.0.0.1:8377", "k", "BATON_SERVER_URL is not a URL"},
 		{"no scheme, a host name", "baton.example.com", "k", "BATON_SERVER_URL has no http or https scheme"},
 		{"another scheme", "ftp://baton.example.com", "k", "BATON_SERVER_URL has no http or https scheme"},
