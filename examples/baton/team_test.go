@@ -133,6 +133,7 @@ func TestTeamServerConfig(t *testing.T) {
 		env := testEnv(t)
 		env.ServerURL, env.APIKey = tc.url, tc.key
 		_, stderr, status := run(t, env, []string{"briefing"})
+		said := strings.TrimPrefix(stderr, "baton: ")
 		if status != exitFailure || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s: status %d, stderr %q, want 1 and %q", tc.name, status, stderr, tc.want)
 		}
@@ -144,8 +145,8 @@ func TestTeamServerConfig(t *testing.T) {
 		}
 		env.Stdin = strings.NewReader(`{"session_id":"s1","hook_event_name":"SessionStart","source":"startup"}`)
 		stdout, stderr, status := run(t, env, []string{"hook", "--harness", "claude-code"})
-		if status != exitOK || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%s: hook: status %d, stdout %q, stderr %q, want 0, nothing, one line with %q", tc.name, status, stdout, stderr, tc.want)
+		if status != exitOK || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasSuffix(stderr, ": invalid: "+strings.TrimPrefix(said, "invalid: ")) {
+			t.Errorf("%s: hook: status %d, stdout %q, stderr %q, want 0, nothing, one line ending with the command's error %q, as invalid", tc.name, status, stdout, stderr, said)
 		}
 	}
 	for raw, want := range map[string]string{
