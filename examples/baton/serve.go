@@ -38,7 +38,7 @@ const (
 type ServeCmd struct {
 	Addr            string        `default:"127.0.0.1:8377" help:"The address to listen on (host:port). Without API keys, only a loopback address (127.0.0.1, ::1, localhost)."`
 	DSN             string        `name:"dsn" help:"The store: a Postgres URL (postgres://...) or a SQLite file; default $BATON_DSN, else the embedded SQLite at $BATON_HOME/baton.db."`
-	KeysFile        string        `name:"keys-file" type:"path" help:"A file of key=tenant entries, one a line or comma-separated (instead of BATON_API_KEYS)."`
+	KeysFile        string        `name:"keys-file" type:"existingfile" help:"A file of key=tenant entries, one a line or comma-separated (instead of BATON_API_KEYS); a missing file or a directory is a usage error."`
 	ShutdownTimeout time.Duration `name:"shutdown-timeout" default:"10s" help:"On SIGINT or SIGTERM, how long in-flight requests may take to finish before they are cut off."`
 	WorkerEvery     time.Duration `name:"worker-every" default:"1m" help:"Time between the worker's passes (the sweep across tenants, retention, and the closer with BATON_CLOSER=1); every replica runs one, and their claims keep them from working a row twice."`
 	NoWorker        bool          `name:"no-worker" help:"Serve without the worker (run baton worker elsewhere)."`
@@ -97,7 +97,7 @@ func (c *ServeCmd) Help() string {
 
 Each request is logged on stderr (its id, route pattern, status and duration; never a body or a query). SIGINT or SIGTERM stops accepting connections and lets in-flight requests finish, for at most --shutdown-timeout; a second signal ends the process at once.
 
-Exit status: 0 after a clean shutdown; 1 when the keys, the address or the store are refused, or when in-flight requests had to be cut off; 2 on a usage error, an --addr that is not host:port (blank, with space at either end, without a port) or a --dsn that cannot be one.`
+Exit status: 0 after a clean shutdown; 1 when the keys, the address or the store are refused, or when in-flight requests had to be cut off; 2 on a usage error, an --addr that is not host:port (blank, with space at either end, without a port), a --keys-file that is missing or a directory, or a --dsn that cannot be one.`
 }
 
 // Run serves until ctx ends or the process is signalled, then shuts down.

@@ -394,7 +394,6 @@ func TestServeRefuses(t *testing.T) {
 		{"malformed BATON_API_KEYS", "k-without-tenant", "local", nil, "BATON_API_KEYS: invalid"},
 		{"a blank BATON_API_KEYS", " ", "local", []string{"--addr", "127.0.0.1:0"}, "BATON_API_KEYS: invalid: invalid input (keys: must hold at least one key=tenant)"},
 		{"a BATON_API_KEYS of a tab and a new line", "\t\n", "local", []string{"--addr", "127.0.0.1:0"}, "BATON_API_KEYS: invalid: invalid input (keys: must hold at least one key=tenant)"},
-		{"a missing key file", "", "local", []string{"--keys-file", keys + ".nope"}, "does not exist"},
 		{"an invalid local tenant", "", "", nil, "invalid input (BATON_TENANT: is required)"},
 		{"a worker interval under a second", "", "local", []string{"--worker-every", "999ms"}, "--worker-every must be at least 1s"},
 		{"a negative shutdown timeout", "k=t", "local", []string{"--shutdown-timeout=-1s"}, "--shutdown-timeout must be 0 or more, not -1s"},
@@ -442,6 +441,26 @@ func TestServeRefusesABadAddr(t *testing.T) {
 					t.Error("the store was opened")
 				}
 			})
+		}
+	}
+}
+
+// TestServeRefusesAKeysFileThatIsNoFile: a --keys-file that is missing or
+// a directory is a usage error naming the flag, before a store is opened; a
+// directory used to fail as "internal: the API key file cannot be read".
+func TestServeRefusesAKeysFileThatIsNoFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, path, says string }{
+		{"missing", filepath.Join(dir, "nope"), "--keys-file: stat " + filepath.Join(dir, "nope")},
+		{"a directory", dir, "--keys-file: " + dir + " is a directory, not a file"},
+	} {
+		env := testEnv(t)
+		stderr, status, _ := runRefused(t, env, []string{"serve", "--no-worker", "--addr", "127.0.0.1:0", "--keys-file", tc.path})
+		if status != exitUsage || !strings.Contains(stderr, tc.says) {
+			t.Errorf("%s: status %d, stderr %q; want %d and %q", tc.name, status, stderr, exitUsage, tc.says)
+		}
+		if _, err := os.Stat(env.DSN); err == nil {
+			t.Errorf("%s: the store was opened", tc.name)
 		}
 	}
 }
