@@ -208,7 +208,7 @@ func CheckInstallTarget(harness string, scope InstallScope) error {
 func resolveHarness(o InstallOptions) (*Harness, InstallScope, error) {
 	h, err := Lookup(o.Harness)
 	if err != nil {
-		return nil, "", continuity.Invalid("harness", fmt.Sprintf("%q is not one of %s", o.Harness, strings.Join(InstallHarnesses(), ", ")))
+		return nil, "", continuity.Invalid("harness", fmt.Sprintf("%q is not one of %s", oneLine(o.Harness), strings.Join(InstallHarnesses(), ", ")))
 	}
 	switch o.Scope {
 	case "":
@@ -224,7 +224,7 @@ func resolveHarness(o InstallOptions) (*Harness, InstallScope, error) {
 	case ScopeProject:
 		return h, ScopeProject, nil
 	}
-	return nil, "", continuity.Invalid("scope", fmt.Sprintf("%q is neither %s nor %s", o.Scope, ScopeUser, ScopeProject))
+	return nil, "", continuity.Invalid("scope", fmt.Sprintf("%q is neither %s nor %s", oneLine(string(o.Scope)), ScopeUser, ScopeProject))
 }
 
 // configDir is the directory holding h's files in scope.
