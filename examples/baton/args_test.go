@@ -111,6 +111,7 @@ func TestOutRefusesWhatWasNotNamed(t *testing.T) {
 		{"a trailing tab", "x.out\t", `--out: "x.out\t" has space at its start or end`},
 		{"a missing directory", filepath.Join("nope", "x.out"), "--out: the directory "},
 		{"a file for a directory", filepath.Join("file", "x.out"), "is not a directory, so it holds no file"},
+		{"a NUL byte", "x\x00.out", "--out: holds a NUL byte"},
 	} {
 		for _, cmd := range [][]string{{"export"}, {"bottle", "render", "--transcript", transcript}} {
 			t.Run(cmd[0]+" "+tc.name, func(t *testing.T) {

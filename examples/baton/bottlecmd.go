@@ -70,16 +70,19 @@ func (c *BottleRenderCmd) Validate() error {
 // would replace it, which a rename refuses only after the temporary file is
 // written beside it. It refuses too, before anything is opened, what
 // would write a file the person did not name: "-" (a file of that name, not
-// stdout), a name with space at either end (taken as typed, " " or
-// "x.md " is a file beside the one meant), and a path in a directory that
-// does not exist (the temporary file's error would name neither the flag
-// nor the path).
+// stdout), a path holding a NUL byte (which none does), a name with space
+// at either end (taken as typed, " " or "x.md " is a file beside the one
+// meant), and a path in a directory that does not exist (the temporary
+// file's error would name neither the flag nor the path).
 func outFile(out string) error {
 	if out == "" {
 		return nil
 	}
 	if out == "-" {
 		return errors.New("--out: - is no file: leave --out out to write to stdout")
+	}
+	if strings.IndexByte(out, 0) >= 0 {
+		return errors.New("--out: holds a NUL byte: no path does")
 	}
 	if base := filepath.Base(out); strings.TrimSpace(base) != base {
 		return fmt.Errorf("--out: %q has space at its start or end: the path is taken as typed, so give it without the space", base)
