@@ -208,7 +208,7 @@ func CheckInstallTarget(harness string, scope InstallScope) error {
 func resolveHarness(o InstallOptions) (*Harness, InstallScope, error) {
 	h, err := Lookup(o.Harness)
 	if err != nil {
-		return nil, "", continuity.Invalid("harness", fmt.Sprintf("%q is not one of %s", o.Harness, strings.Join(InstallHarnesses(), ", ")))
+		return nil, "", continuity.Invalid("harness", fmt.Sprintf("%q is not one of %s", oneLine(o.Harness), strings.Join(InstallHarnesses(), ", ")))
 	}
 	switch o.Scope {
 	case "":
@@ -224,7 +224,7 @@ func resolveHarness(o InstallOptions) (*Harness, InstallScope, error) {
 	case ScopeProject:
 		return h, ScopeProject, nil
 	}
-	return nil, "", continuity.Invalid("scope", fmt.Sprintf("%q is neither %s nor %s", o.Scope, ScopeUser, ScopeProject))
+	return nil, "", continuity.Invalid("scope", fmt.Sprintf("%q is neither %s nor %s", oneLine(string(o.Scope)), ScopeUser, ScopeProject))
 }
 
 // configDir is the directory holding h's files in scope.
@@ -237,13 +237,32 @@ func (h *Harness) configDir(o InstallOptions, scope InstallScope) (string, error
 	}
 	if h.Install.DirEnv != "" && o.Getenv != nil {
 		if dir := o.Getenv(h.Install.DirEnv); dir != "" {
-			return filepath.Abs(dir)
+			if why := dirEnvProblem(dir); why != "" {
+				return "", continuity.Invalid(h.Install.DirEnv, why)
+			}
+			return filepath.Clean(dir), nil
 		}
 	}
 	if o.Home == "" {
 		return "", continuity.Invalid("home", "the user's home directory is unknown")
 	}
 	return filepath.Abs(filepath.Join(o.Home, filepath.FromSlash(h.Install.UserDir)))
+}
+
+// dirEnvProblem says why a harness's directory variable (DirEnv) cannot
+// name the directory the harness reads, or "": a path with space at
+// either end (space alone included) is taken as typed, by the harness too,
+// so install would edit a file beside the one meant; a relative one (a ~
+// no shell expanded is one) the harness resolves against its own working
+// directory, a project's, not the one install runs in.
+func dirEnvProblem(dir string) string {
+	switch {
+	case strings.TrimSpace(dir) != dir:
+		return "has space at its start or end: the path is taken as typed, so set it without the space"
+	case !filepath.IsAbs(dir):
+		return "is not an absolute path, and ~ is not expanded: the harness would read it from its own working directory, so set it to an absolute path"
+	}
+	return ""
 }
 
 // readConfig reads a configuration file through a symbolic link to it (a

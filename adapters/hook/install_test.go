@@ -477,6 +477,14 @@ func TestInstallRefusesMalformed(t *testing.T) {
 // naming the option.
 func TestInstallOptionsRefused(t *testing.T) {
 	home := t.TempDir()
+	env := func(name, value string) func(string) string {
+		return func(k string) string {
+			if k == name {
+				return value
+			}
+			return ""
+		}
+	}
 	tests := []struct {
 		name  string
 		o     InstallOptions
@@ -492,6 +500,11 @@ func TestInstallOptionsRefused(t *testing.T) {
 		{"no home", InstallOptions{Harness: "gemini", Binary: testBinary}, "home"},
 		{"no project", InstallOptions{Harness: "gemini", Scope: ScopeProject, Binary: testBinary, Home: home}, "project"},
 		{"codex project trust needs the home", InstallOptions{Harness: "codex", Scope: ScopeProject, Binary: testBinary, Project: home}, "home"},
+		{"CODEX_HOME relative", InstallOptions{Harness: "codex", Binary: testBinary, Home: home, Getenv: env("CODEX_HOME", "codex-home")}, "CODEX_HOME"},
+		{"CODEX_HOME with a ~ not expanded", InstallOptions{Harness: "codex", Binary: testBinary, Home: home, Getenv: env("CODEX_HOME", "~/.codex")}, "CODEX_HOME"},
+		{"CODEX_HOME of space alone", InstallOptions{Harness: "codex", Binary: testBinary, Home: home, Getenv: env("CODEX_HOME", " ")}, "CODEX_HOME"},
+		{"CLAUDE_CONFIG_DIR with a trailing space", InstallOptions{Harness: "claude-code", Binary: testBinary, Home: home, Getenv: env("CLAUDE_CONFIG_DIR", filepath.Join(home, "claude")+" ")}, "CLAUDE_CONFIG_DIR"},
+		{"CLAUDE_CONFIG_DIR with a leading tab", InstallOptions{Harness: "claude-code", Binary: testBinary, Home: home, Getenv: env("CLAUDE_CONFIG_DIR", "\t"+filepath.Join(home, "claude"))}, "CLAUDE_CONFIG_DIR"},
 	}
 	for _, tt := range tests {
 		_, err := PlanInstall(tt.o)

@@ -317,14 +317,10 @@ func stripTags(s string, tags []string) string {
 	}
 }
 
-// oneLine bounds a name taken from a payload for a message: one line, at
-// most 64 bytes.
+// oneLine bounds a name taken from a payload or the EVENT argument for a
+// message that quotes it (%q keeps it on one line, a newline as \n): at
+// most 64 characters, "…" marking a cut, so that the name shown is never
+// taken for the whole one (cut at its first line, "a\nb" read as "a").
 func oneLine(s string) string {
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 64 {
-		s = s[:64]
-	}
-	return s
+	return runes.Ellipsize(s, 64)
 }

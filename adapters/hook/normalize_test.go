@@ -627,3 +627,25 @@ func TestNormalizeScrubsThePromptFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestUnhandledQuotesTheName: an event baton does not handle is named as
+// given, on one line and bounded, a cut marked: the EVENT argument "a\nb"
+// used to be shown as "a", and a long one cut without a sign.
+func TestUnhandledQuotesTheName(t *testing.T) {
+	h, err := hook.Lookup("claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, arg, payloadEvent, says string }{
+		{"an argument of two lines", "a\nb", "", `claude-code "a\nb": not an event`},
+		{"a payload's event with a carriage return", "", "x\ry", `claude-code "x\ry": not an event`},
+		{"a long argument", strings.Repeat("a", 100<<10), "", `claude-code "` + strings.Repeat("a", 63) + `…": not an event`},
+		{"an argument not UTF-8", "st\xffart", "", `claude-code "st\xffart": not an event`},
+	} {
+		payload, _ := json.Marshal(map[string]any{"session_id": "s1", "hook_event_name": tc.payloadEvent})
+		_, err := hook.Normalize(h, tc.arg, payload, "/p")
+		if !errors.Is(err, hook.ErrUnhandled) || err.Error() != tc.says+" baton handles" {
+			t.Errorf("%s: err = %q, want %q", tc.name, err, tc.says+" baton handles")
+		}
+	}
+}

@@ -18,11 +18,12 @@ import (
 // TestParseKeys: the BATON_API_KEYS form, and what it refuses, named by
 // position and never by key.
 func TestParseKeys(t *testing.T) {
-	a, err := ParseKeys(" k1 = acme , k2=acme,\n# a comment\nk3=globex,, ")
+	long := strings.Repeat("k", 100<<10) // a line over bufio.Scanner's 64 KiB
+	a, err := ParseKeys(" k1 = acme , k2=acme,\r\n# a comment\nk3=globex,, \n" + long + "=acme")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for key, tenant := range map[string]string{"k1": "acme", "k2": "acme", "k3": "globex"} {
+	for key, tenant := range map[string]string{"k1": "acme", "k2": "acme", "k3": "globex", long: "acme"} {
 		r := httptest.NewRequest("GET", "/", nil)
 		r.Header.Set("Authorization", "Bearer "+key)
 		if got, err := a.Authenticate(r); got != tenant || err != nil {
@@ -41,7 +42,9 @@ func TestParseKeys(t *testing.T) {
 		"k1=acme,secret-key=":            "keys[2]",
 		"k1=acme,k1=globex":              "keys[2]",
 		"k1=" + strings.Repeat("t", 129): "keys[1]",
-		"k1=a\x00b":                      "keys[1]",
+		// Judged as an entry whatever its length, not "could not be read".
+		"k1=" + strings.Repeat("t", 100<<10): "keys[1]",
+		"k1=a\x00b":                          "keys[1]",
 		// A key holding '=' (base64 padding) would otherwise be cut at its
 		// first '=': a shorter key than meant, for a tenant named "=acme".
 		"secret-key==acme":              "keys[1]",

@@ -146,6 +146,9 @@ func NewClient(baseURL, apiKey string, opts ClientOptions) *Client {
 func ServerURL(raw string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	switch {
+	case strings.TrimSpace(raw) == "":
+		// Said as it is, not as a URL without a scheme.
+		return "", errors.New("is blank")
 	case err != nil:
 		return "", errors.New("is not a URL")
 	case u.Scheme != "http" && u.Scheme != "https":

@@ -92,3 +92,47 @@ func TestExportRefusesADirectory(t *testing.T) {
 		t.Errorf("the refusal wrote %v", names)
 	}
 }
+
+// TestOutRefusesWhatWasNotNamed: an --out of export or bottle render that
+// would write a file the person did not name is a usage error naming the
+// flag, and nothing is written: "-" (it wrote a file called -), a name of
+// space alone or with space at either end (it wrote " " or "x.jsonl "),
+// and a path whose directory does not exist or is a file (that failed
+// only after the store was opened, naming the temporary file).
+func TestOutRefusesWhatWasNotNamed(t *testing.T) {
+	transcript, err := filepath.Abs(realTranscript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, out, says string }{
+		{"a dash", "-", "--out: - is no file"},
+		{"space alone", " ", `--out: " " has space at its start or end`},
+		{"a leading space", " x.out", `--out: " x.out" has space at its start or end`},
+		{"a trailing tab", "x.out\t", `--out: "x.out\t" has space at its start or end`},
+		{"a missing directory", filepath.Join("nope", "x.out"), "--out: the directory "},
+		{"a file for a directory", filepath.Join("file", "x.out"), "is not a directory, so it holds no file"},
+		{"a NUL byte", "x\x00.out", "--out: holds a NUL byte"},
+	} {
+		for _, cmd := range [][]string{{"export"}, {"bottle", "render", "--transcript", transcript}} {
+			t.Run(cmd[0]+" "+tc.name, func(t *testing.T) {
+				env := testEnv(t)
+				if err := os.WriteFile(filepath.Join(env.Dir, "file"), nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				// Relative, so the paths are made absolute in the test's own
+				// working directory, env.Dir.
+				t.Chdir(env.Dir)
+				out, stderr, status := run(t, env, append(cmd, "--out", tc.out))
+				if status != exitUsage || out != "" || !strings.Contains(stderr, tc.says) {
+					t.Errorf("status %d, stdout %q, stderr %q; want %d and %q", status, out, stderr, exitUsage, tc.says)
+				}
+				if names := dirNames(t, env.Dir); len(names) != 1 {
+					t.Errorf("the refusal wrote %v", names)
+				}
+				if _, err := os.Stat(env.DSN); err == nil {
+					t.Error("the store was opened")
+				}
+			})
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,7 @@ type BottleRenderCmd struct {
 
 // Help details what the command refuses, and its exit statuses.
 func (c *BottleRenderCmd) Help() string {
-	return `Exit status: 0 when the bottle is written; 1 when the render fails (the transcript cannot be read or holds no conversation, or the transcript is in the bottle directory --keep would write); 2 on a usage error, with the usage on stderr: a transcript path that is missing, a directory or not a regular file (a device, FIFO or socket is never read), an --out that is the transcript itself (by any path or link) or a directory, an --agent that is empty or no agent name, or --out with --keep. A refusal writes nothing.`
+	return `Exit status: 0 when the bottle is written; 1 when the render fails (the transcript cannot be read or holds no conversation, or the transcript is in the bottle directory --keep would write); 2 on a usage error, with the usage on stderr: a transcript path that is missing, a directory or not a regular file (a device, FIFO or socket is never read), an --out that is the transcript itself (by any path or link), a directory, -, a name with space at either end or a file in a directory that does not exist, an --agent that is empty or no agent name, or --out with --keep. A refusal writes nothing.`
 }
 
 // Validate refuses, before anything is opened, a transcript that is not a
@@ -67,10 +68,34 @@ func (c *BottleRenderCmd) Validate() error {
 
 // outFile refuses an --out that names a directory: the file written there
 // would replace it, which a rename refuses only after the temporary file is
-// written beside it.
+// written beside it. It refuses too, before anything is opened, what
+// would write a file the person did not name: "-" (a file of that name, not
+// stdout), a path holding a NUL byte (which none does), a name with space
+// at either end (taken as typed, " " or "x.md " is a file beside the one
+// meant), and a path in a directory that does not exist (the temporary
+// file's error would name neither the flag nor the path).
 func outFile(out string) error {
-	if fi, err := os.Stat(out); out != "" && err == nil && fi.IsDir() {
+	if out == "" {
+		return nil
+	}
+	if out == "-" {
+		return errors.New("--out: - is no file: leave --out out to write to stdout")
+	}
+	if strings.IndexByte(out, 0) >= 0 {
+		return errors.New("--out: holds a NUL byte: no path does")
+	}
+	if base := filepath.Base(out); strings.TrimSpace(base) != base {
+		return fmt.Errorf("--out: %q has space at its start or end: the path is taken as typed, so give it without the space", base)
+	}
+	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
 		return fmt.Errorf("--out: %s is a directory: name the file to write", out)
+	}
+	dir := filepath.Dir(out)
+	switch fi, err := os.Stat(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--out: the directory %s does not exist: create it, or name a file in one that does", dir)
+	case err == nil && !fi.IsDir():
+		return fmt.Errorf("--out: %s is not a directory, so it holds no file", dir)
 	}
 	return nil
 }

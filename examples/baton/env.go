@@ -321,10 +321,12 @@ func (e *Env) checkTenant() error {
 }
 
 // client returns the team server's client, after checking BATON_SERVER_URL
-// and BATON_API_KEY: each error names the variable to fix.
+// and BATON_API_KEY: each error names the variable to fix, and is an
+// invalid *continuity.Error, so a hook's one line says it whole, as
+// invalid, not internal.
 func (e *Env) client() (*httpapi.Client, error) {
 	if e.ServerURL == "" {
-		return nil, errors.New("BATON_API_KEY is set but BATON_SERVER_URL is not: set BATON_SERVER_URL to the team server's URL (for example https://baton.example.com), or unset BATON_API_KEY to use the local store")
+		return nil, continuity.Errorf(continuity.CodeInvalid, "BATON_API_KEY is set but BATON_SERVER_URL is not: set BATON_SERVER_URL to the team server's URL (for example https://baton.example.com), or unset BATON_API_KEY to use the local store")
 	}
 	base, err := serverURL(e.ServerURL)
 	if err != nil {
@@ -332,10 +334,10 @@ func (e *Env) client() (*httpapi.Client, error) {
 	}
 	key := strings.TrimSpace(e.APIKey)
 	if key == "" {
-		return nil, errors.New("BATON_SERVER_URL is set but BATON_API_KEY is not: set BATON_API_KEY to your key on the team server")
+		return nil, continuity.Errorf(continuity.CodeInvalid, "BATON_SERVER_URL is set but BATON_API_KEY is not: set BATON_API_KEY to your key on the team server")
 	}
 	if !httpapi.SendableKey(key) {
-		return nil, errors.New("BATON_API_KEY holds a space, a control character or a byte outside ASCII: it cannot travel in an Authorization header")
+		return nil, continuity.Errorf(continuity.CodeInvalid, "BATON_API_KEY holds a space, a control character or a byte outside ASCII: it cannot travel in an Authorization header")
 	}
 	return httpapi.NewClient(base, key, httpapi.ClientOptions{}), nil
 }
@@ -345,7 +347,7 @@ func (e *Env) client() (*httpapi.Client, error) {
 func serverURL(raw string) (string, error) {
 	base, err := httpapi.ServerURL(raw)
 	if err != nil {
-		return "", fmt.Errorf("BATON_SERVER_URL %v: it must be the team server's http:// or https:// URL, for example https://baton.example.com or http://127.0.0.1:8377", err)
+		return "", continuity.Errorf(continuity.CodeInvalid, "BATON_SERVER_URL %v: it must be the team server's http:// or https:// URL, for example https://baton.example.com or http://127.0.0.1:8377", err)
 	}
 	return base, nil
 }

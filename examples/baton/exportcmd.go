@@ -39,8 +39,9 @@ type ForgetCmd struct {
 const bottlesTarSuffix = ".bottles.tar.gz"
 
 // Validate refuses an --out that is a directory before anything is
-// written: the bottles' tarball would be renamed beside it, and then the
-// export could not be.
+// written (the bottles' tarball would be renamed beside it, and then the
+// export could not be), and one that would write a file not named (see
+// outFile).
 func (c *ExportCmd) Validate() error {
 	return outFile(c.Out)
 }

@@ -114,6 +114,9 @@ func TestInstallCommandRefuses(t *testing.T) {
 		{[]string{"install", "--harness", "GEMINI"}, `"GEMINI" is not one of claude-code`},
 		{[]string{"install", "--harness", "gemini", "--scope", "galaxy"}, `"galaxy" is neither user nor project`},
 		{[]string{"uninstall", "--harness", "copilot", "--scope", "user"}, "copilot reads hooks only from the project"},
+		// A long value is quoted bounded, not echoed whole.
+		{[]string{"install", "--harness", strings.Repeat("x", 100<<10)}, `"` + strings.Repeat("x", 63) + `…" is not one of claude-code`},
+		{[]string{"install", "--harness", "gemini", "--scope", strings.Repeat("u", 100<<10)}, `"` + strings.Repeat("u", 63) + `…" is neither user nor project`},
 	} {
 		out, errOut, status := baton(t, dir, env, tc.args...)
 		if status != 2 || out != "" || !strings.Contains(errOut, tc.says) || !strings.Contains(errOut, "Usage: baton "+tc.args[0]) {

@@ -38,7 +38,7 @@ const (
 type ServeCmd struct {
 	Addr            string        `default:"127.0.0.1:8377" help:"The address to listen on (host:port). Without API keys, only a loopback address (127.0.0.1, ::1, localhost)."`
 	DSN             string        `name:"dsn" help:"The store: a Postgres URL (postgres://...) or a SQLite file; default $BATON_DSN, else the embedded SQLite at $BATON_HOME/baton.db."`
-	KeysFile        string        `name:"keys-file" type:"path" help:"A file of key=tenant entries, one a line or comma-separated (instead of BATON_API_KEYS)."`
+	KeysFile        string        `name:"keys-file" type:"existingfile" help:"A file of key=tenant entries, one a line or comma-separated (instead of BATON_API_KEYS); a missing file or a directory is a usage error."`
 	ShutdownTimeout time.Duration `name:"shutdown-timeout" default:"10s" help:"On SIGINT or SIGTERM, how long in-flight requests may take to finish before they are cut off."`
 	WorkerEvery     time.Duration `name:"worker-every" default:"1m" help:"Time between the worker's passes (the sweep across tenants, retention, and the closer with BATON_CLOSER=1); every replica runs one, and their claims keep them from working a row twice."`
 	NoWorker        bool          `name:"no-worker" help:"Serve without the worker (run baton worker elsewhere)."`
@@ -55,9 +55,41 @@ type ServeCmd struct {
 }
 
 // Validate refuses a --dsn that cannot be what the person meant (see
-// dsnProblem); an empty one is no value, the default. kong reports it as a
-// usage error.
-func (c *ServeCmd) Validate() error { return dsnFlag(c.DSN) }
+// dsnProblem; an empty one is no value, the default) and an --addr that is
+// not host:port (see addrFlag). kong reports either as a usage error.
+func (c *ServeCmd) Validate() error {
+	if err := dsnFlag(c.DSN); err != nil {
+		return err
+	}
+	return addrFlag(c.Addr)
+}
+
+// addrFlag refuses an --addr that is not host:port as typed, naming the
+// flag: blank (given empty, net.Listen would listen on every interface, on
+// a port nobody chose), with space at either end (taken as typed, it names
+// no host or no port the person meant), holding a NUL byte, or without a
+// port ("127.0.0.1:" would listen on one nobody chose; port 0 asks for
+// that). An empty host is every interface, as net.Listen reads it.
+func addrFlag(addr string) error {
+	why := ""
+	_, port, err := net.SplitHostPort(addr)
+	switch {
+	case strings.TrimSpace(addr) == "":
+		why = "is blank: give host:port, for example 127.0.0.1:8377"
+	case strings.TrimSpace(addr) != addr:
+		why = "has space at its start or end: the address is taken as typed, so give it without the space"
+	case strings.IndexByte(addr, 0) >= 0:
+		why = "holds a NUL byte: no address does"
+	case err != nil:
+		why = "is not host:port, for example 127.0.0.1:8377 (:8377 for every interface)"
+	case port == "":
+		why = "names no port: give one, for example 127.0.0.1:8377 (port 0 picks a free one)"
+	}
+	if why == "" {
+		return nil
+	}
+	return continuity.Invalid("--addr", why)
+}
 
 // Help details the authentication modes and the exit statuses.
 func (c *ServeCmd) Help() string {
@@ -65,7 +97,7 @@ func (c *ServeCmd) Help() string {
 
 Each request is logged on stderr (its id, route pattern, status and duration; never a body or a query). SIGINT or SIGTERM stops accepting connections and lets in-flight requests finish, for at most --shutdown-timeout; a second signal ends the process at once.
 
-Exit status: 0 after a clean shutdown; 1 when the keys, the address or the store are refused, or when in-flight requests had to be cut off.`
+Exit status: 0 after a clean shutdown; 1 when the keys, the address or the store are refused, or when in-flight requests had to be cut off; 2 on a usage error, an --addr that is not host:port (blank, with space at either end, without a port), a --keys-file that is missing or a directory, or a --dsn that cannot be one.`
 }
 
 // Run serves until ctx ends or the process is signalled, then shuts down.
@@ -176,7 +208,9 @@ func (c *ServeCmd) Run(ctx context.Context, env *Env) error {
 // the tenants are, for the log; without keys, the local tenant's, on a
 // loopback address only.
 func (c *ServeCmd) authenticator(env *Env) (httpapi.Authenticator, string, error) {
-	spec := strings.TrimSpace(env.APIKeys)
+	// Set, BATON_API_KEYS is keys: one of space alone holds none, and is
+	// refused as a "," is, never read as unset (a server of no keys).
+	spec := env.APIKeys
 	switch {
 	case c.KeysFile != "" && spec != "":
 		return nil, "", errors.New("both BATON_API_KEYS and --keys-file are set: give the keys one way")

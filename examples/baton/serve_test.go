@@ -390,23 +390,74 @@ func TestServeRefuses(t *testing.T) {
 		{"[::] without keys", "", "local", []string{"--addr", "[::]:0"}, "is not a loopback address"},
 		{"a private address without keys", "", "local", []string{"--addr", "192.0.2.1:0"}, "is not a loopback address"},
 		{"a host name without keys", "", "local", []string{"--addr", "example.com:0"}, "is not a loopback address"},
-		{"no port", "", "local", []string{"--addr", "127.0.0.1"}, "is not a loopback address"},
 		{"keys both ways", "k=t", "local", []string{"--keys-file", keys}, "both BATON_API_KEYS and --keys-file are set"},
 		{"malformed BATON_API_KEYS", "k-without-tenant", "local", nil, "BATON_API_KEYS: invalid"},
-		{"a missing key file", "", "local", []string{"--keys-file", keys + ".nope"}, "does not exist"},
+		{"a blank BATON_API_KEYS", " ", "local", []string{"--addr", "127.0.0.1:0"}, "BATON_API_KEYS: invalid: invalid input (keys: must hold at least one key=tenant)"},
+		{"a BATON_API_KEYS of a tab and a new line", "\t\n", "local", []string{"--addr", "127.0.0.1:0"}, "BATON_API_KEYS: invalid: invalid input (keys: must hold at least one key=tenant)"},
 		{"an invalid local tenant", "", "", nil, "invalid input (BATON_TENANT: is required)"},
 		{"a worker interval under a second", "", "local", []string{"--worker-every", "999ms"}, "--worker-every must be at least 1s"},
 		{"a negative shutdown timeout", "k=t", "local", []string{"--shutdown-timeout=-1s"}, "--shutdown-timeout must be 0 or more, not -1s"},
-		{"an address without a port, with keys", "k=t", "local", []string{"--addr", "127.0.0.1"}, "--addr 127.0.0.1: listen tcp"},
 		{"a port out of range, with keys", "k=t", "local", []string{"--addr", "127.0.0.1:99999"}, "--addr 127.0.0.1:99999: listen tcp"},
 		{"an address in use", "k=t", "local", []string{"--addr", taken.Addr().String()}, "--addr " + taken.Addr().String() + ": listen tcp"},
 	}
 	for _, tc := range cases {
 		env := testEnv(t)
 		env.APIKeys, env.Tenant = tc.apiKeys, tc.tenant
-		_, stderr, status := run(t, env, append([]string{"serve"}, tc.args...))
+		stderr, status, _ := runRefused(t, env, append([]string{"serve"}, tc.args...))
 		if status != exitFailure || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s: status %d, stderr %q, want 1 and %q", tc.name, status, stderr, tc.want)
+		}
+		if _, err := os.Stat(env.DSN); err == nil {
+			t.Errorf("%s: the store was opened", tc.name)
+		}
+	}
+}
+
+// TestServeRefusesABadAddr: an --addr that is not host:port as typed is a
+// usage error naming the flag, with keys or without, before an address is
+// bound or a store opened. Given empty, it used to listen on every
+// interface on a port nobody chose; padded or without a port, it was
+// called no loopback address, or failed only once listened on.
+func TestServeRefusesABadAddr(t *testing.T) {
+	for _, tc := range []struct{ name, addr, says string }{
+		{"empty", "", "--addr: is blank"},
+		{"space alone", " ", "--addr: is blank"},
+		{"a leading space", " 127.0.0.1:0", "--addr: has space at its start or end"},
+		{"a trailing tab", "127.0.0.1:0\t", "--addr: has space at its start or end"},
+		{"a NUL byte", "127.0.0.1\x00:0", "--addr: holds a NUL byte"},
+		{"no port", "127.0.0.1", "--addr: is not host:port"},
+		{"a URL", "http://127.0.0.1:8377", "--addr: is not host:port"},
+		{"an empty port", "127.0.0.1:", "--addr: names no port"},
+	} {
+		for _, keys := range []string{"", "k=t"} {
+			t.Run(tc.name+" keys="+keys, func(t *testing.T) {
+				env := testEnv(t)
+				env.APIKeys = keys
+				stderr, status, _ := runRefused(t, env, []string{"serve", "--no-worker", "--addr", tc.addr})
+				if status != exitUsage || !strings.Contains(stderr, tc.says) {
+					t.Errorf("status %d, stderr %q; want %d and %q", status, stderr, exitUsage, tc.says)
+				}
+				if _, err := os.Stat(env.DSN); err == nil {
+					t.Error("the store was opened")
+				}
+			})
+		}
+	}
+}
+
+// TestServeRefusesAKeysFileThatIsNoFile: a --keys-file that is missing or
+// a directory is a usage error naming the flag, before a store is opened; a
+// directory used to fail as "internal: the API key file cannot be read".
+func TestServeRefusesAKeysFileThatIsNoFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, path, says string }{
+		{"missing", filepath.Join(dir, "nope"), "--keys-file: stat " + filepath.Join(dir, "nope")},
+		{"a directory", dir, "--keys-file: " + dir + " is a directory, not a file"},
+	} {
+		env := testEnv(t)
+		stderr, status, _ := runRefused(t, env, []string{"serve", "--no-worker", "--addr", "127.0.0.1:0", "--keys-file", tc.path})
+		if status != exitUsage || !strings.Contains(stderr, tc.says) {
+			t.Errorf("%s: status %d, stderr %q; want %d and %q", tc.name, status, stderr, exitUsage, tc.says)
 		}
 		if _, err := os.Stat(env.DSN); err == nil {
 			t.Errorf("%s: the store was opened", tc.name)

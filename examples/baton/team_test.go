@@ -113,6 +113,8 @@ func TestTeamServerConfig(t *testing.T) {
 		name, url, key string
 		want           string
 	}{
+		{"space alone", " ", "k", "BATON_SERVER_URL is blank"},
+		{"a tab alone, without a key", "\t", "", "BATON_SERVER_URL is blank"},
 		{"no scheme", "127.0.0.1:8377", "k", "BATON_SERVER_URL is not a URL"},
 		{"no scheme, a host name", "baton.example.com", "k", "BATON_SERVER_URL has no http or https scheme"},
 		{"another scheme", "ftp://baton.example.com", "k", "BATON_SERVER_URL has no http or https scheme"},
@@ -131,6 +133,7 @@ func TestTeamServerConfig(t *testing.T) {
 		env := testEnv(t)
 		env.ServerURL, env.APIKey = tc.url, tc.key
 		_, stderr, status := run(t, env, []string{"briefing"})
+		said := strings.TrimPrefix(stderr, "baton: ")
 		if status != exitFailure || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s: status %d, stderr %q, want 1 and %q", tc.name, status, stderr, tc.want)
 		}
@@ -142,8 +145,8 @@ func TestTeamServerConfig(t *testing.T) {
 		}
 		env.Stdin = strings.NewReader(`{"session_id":"s1","hook_event_name":"SessionStart","source":"startup"}`)
 		stdout, stderr, status := run(t, env, []string{"hook", "--harness", "claude-code"})
-		if status != exitOK || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%s: hook: status %d, stdout %q, stderr %q, want 0, nothing, one line with %q", tc.name, status, stdout, stderr, tc.want)
+		if status != exitOK || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasSuffix(stderr, ": invalid: "+strings.TrimPrefix(said, "invalid: ")) {
+			t.Errorf("%s: hook: status %d, stdout %q, stderr %q, want 0, nothing, one line ending with the command's error %q, as invalid", tc.name, status, stdout, stderr, said)
 		}
 	}
 	for raw, want := range map[string]string{
