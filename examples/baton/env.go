@@ -92,11 +92,11 @@ func EnvFromOS() *Env {
 		// holds a password.
 		switch why := dsnProblem(env.DSN); {
 		case why != "":
-			env.badDSN = errors.New("BATON_DSN " + why + "; or unset it for baton.db in BATON_HOME")
+			env.badDSN = continuity.Invalid("BATON_DSN", why+"; or unset it for baton.db in BATON_HOME")
 		case !sqlstore.IsPostgresDSN(env.DSN) && env.DSN != ":memory:" && !filepath.IsAbs(env.DSN):
 			// Relative, it would name a store in each directory a
 			// command runs in, as a relative BATON_HOME would.
-			env.badDSN = errors.New("BATON_DSN is neither a postgres:// URL nor an absolute SQLite path: a relative path would name a store in each working directory (a hook's is the project's); set it to an absolute path, or unset it for baton.db in BATON_HOME")
+			env.badDSN = continuity.Invalid("BATON_DSN", "is neither a postgres:// URL nor an absolute SQLite path: a relative path would name a store in each working directory (a hook's is the project's); set it to an absolute path, or unset it for baton.db in BATON_HOME")
 		}
 		if env.badDSN != nil {
 			env.DSN = ""

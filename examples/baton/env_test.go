@@ -75,10 +75,10 @@ func TestHomeResolution(t *testing.T) {
 		{"an unexpanded ~ in BATON_HOME fails", []string{"BATON_HOME=~/.baton", setUser}, []string{"remember", "--topic", "t", "x"}, 1, "", "set BATON_HOME"},
 		{"a relative BATON_HOME: the hook keeps nothing here", []string{"BATON_HOME=rel", setUser}, []string{"hook", "end", "--harness", "codex"}, 0, "", "set BATON_HOME"},
 		// So would a relative SQLite BATON_DSN, whatever the home.
-		{"a relative BATON_DSN fails", []string{setHome, "BATON_DSN=rel.db"}, []string{"briefing"}, 1, "", "BATON_DSN is neither"},
-		{"a BATON_DSN in a subdirectory fails", []string{setHome, "BATON_DSN=" + filepath.Join("sub", "x.db")}, []string{"remember", "--topic", "t", "x"}, 1, "", "BATON_DSN is neither"},
-		{"a relative BATON_DSN: the hook keeps nothing here", []string{setHome, "BATON_DSN=./rel.db"}, []string{"hook", "end", "--harness", "codex"}, 0, "", "BATON_DSN is neither"},
-		{"a relative BATON_DSN: the worker fails", []string{setHome, "BATON_DSN=rel.db"}, []string{"worker", "--once"}, 1, "", "BATON_DSN is neither"},
+		{"a relative BATON_DSN fails", []string{setHome, "BATON_DSN=rel.db"}, []string{"briefing"}, 1, "", "BATON_DSN: is neither"},
+		{"a BATON_DSN in a subdirectory fails", []string{setHome, "BATON_DSN=" + filepath.Join("sub", "x.db")}, []string{"remember", "--topic", "t", "x"}, 1, "", "BATON_DSN: is neither"},
+		{"a relative BATON_DSN: the hook keeps nothing here", []string{setHome, "BATON_DSN=./rel.db"}, []string{"hook", "end", "--harness", "codex"}, 0, "", "record the failure: invalid: invalid input (BATON_DSN: is neither"},
+		{"a relative BATON_DSN: the worker fails", []string{setHome, "BATON_DSN=rel.db"}, []string{"worker", "--once"}, 1, "", "BATON_DSN: is neither"},
 		{"a relative BATON_DSN: --dsn wins", []string{setHome, "BATON_DSN=rel.db"}, []string{"worker", "--once", "--dsn", dsn}, 0, dsn, ""},
 		{"no home: briefing fails", nil, []string{"briefing"}, 1, "", "set BATON_HOME"},
 		{"no home: remember fails", nil, []string{"remember", "--topic", "t", "x"}, 1, "", "set BATON_HOME"},
@@ -452,12 +452,12 @@ func TestDSNVariable(t *testing.T) {
 	for _, tc := range []struct {
 		value, says string
 	}{
-		{" ", "BATON_DSN is blank"},
-		{"\t\n", "BATON_DSN is blank"},
+		{" ", "BATON_DSN: is blank"},
+		{"\t\n", "BATON_DSN: is blank"},
 		{"baton.db", "a relative path would name a store in each working directory"},
-		{" " + abs, "BATON_DSN has space at its start or end"},
-		{abs + " ", "BATON_DSN has space at its start or end"},
-		{abs + "\n", "BATON_DSN has space at its start or end"},
+		{" " + abs, "BATON_DSN: has space at its start or end"},
+		{abs + " ", "BATON_DSN: has space at its start or end"},
+		{abs + "\n", "BATON_DSN: has space at its start or end"},
 		{filepath.Join(t.TempDir(), "a\tb.db"), ""},
 		{abs, ""},
 		{":memory:", ""},
