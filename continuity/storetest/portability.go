@@ -695,7 +695,6 @@ func testImportRefuses(t *testing.T, h Harness) {
 		{"an unknown line member", header + "\n" + `{"table":"ledger","row":{},"x":1}` + "\n", continuity.CodeInvalid, "line 2: x"},
 		{"an unknown row member", header + "\n" + ledger(id, `,"bogus":1`) + "\n", continuity.CodeInvalid, "line 2: row.bogus"},
 		{"a member of the wrong type", header + "\n" + ledger(id, `,"session":7`) + "\n", continuity.CodeInvalid, "line 2: row.session"},
-		{"a time of the wrong form", header + "\n" + `{"table":"ledger","row":{"id":"` + id.String() + `","event":"e","at":"yesterday"}}` + "\n", continuity.CodeInvalid, "line 2: row"},
 		{"no row", header + "\n" + `{"table":"ledger"}` + "\n", continuity.CodeInvalid, "line 2: row"},
 		{"a time that is 10000 in UTC", header + "\n" + `{"table":"ledger","row":{"id":"` + id.String() + `","event":"e","at":"9999-12-31T23:59:59-23:59"}}` + "\n", continuity.CodeInvalid, "line 2: row.at"},
 		{"an optional time that is year 0 in UTC", header + "\n" + `{"table":"bottles","row":{"agent":"claude-code","sessionId":"s1","path":"/b/s1.md","mode":"full","gap":0,` +
@@ -756,11 +755,30 @@ func testImportRefuses(t *testing.T, h Harness) {
 			t.Fatalf("%s: the refused import left %d rows", tc.name, n)
 		}
 	}
-	if fields := continuity.ErrorFields(func() error {
-		_, err := f.svc.Restore(ctx, tenantA, strings.NewReader(header+"\n"+prompt("bad \xff byte")+"\n"))
-		return err
-	}()); fields["line 2: row.text"] != "must be valid UTF-8" {
-		t.Errorf("text that is not UTF-8 is refused as %v", fields)
+	// What a decode refused is named with the form it must have: a time
+	// or an id its own decoder refused named the row alone, and a line,
+	// header or row that is no object was said to hold a time or an id of
+	// the wrong form.
+	for _, tc := range []struct{ name, input, field, says string }{
+		{"text that is not UTF-8", header + "\n" + prompt("bad \xff byte") + "\n", "line 2: row.text", "must be valid UTF-8"},
+		{"a time of the wrong form", header + "\n" + strings.Replace(ledger(id, ""), "2026-11-30T09:00:00Z", "yesterday", 1) + "\n", "line 2: row.at", "must be a time in RFC 3339"},
+		{"a month 13", header + "\n" + strings.Replace(ledger(id, ""), "2026-11-30", "2026-13-30", 1) + "\n", "line 2: row.at", "must be a time in RFC 3339"},
+		{"an optional time of the wrong form", header + "\n" + strings.Replace(marker("s1"), `}}`, `,"consumedAt":"soon"}}`, 1) + "\n", "line 2: row.consumedAt", "must be a time in RFC 3339"},
+		{"an id that is no UUID", header + "\n" + strings.Replace(ledger(id, ""), id.String(), "not-a-uuid", 1) + "\n", "line 2: row.id", "must be a UUID"},
+		{"an id named in another case", header + "\n" + strings.Replace(ledger(id, ""), `"id":"`+id.String(), `"ID":"0`, 1) + "\n", "line 2: row.id", "must be a UUID"},
+		{"a header's time of the wrong form", strings.Replace(header, "2026-11-30T09:00:00Z", "today", 1) + "\n", "line 1: exportedAt", "must be a time in RFC 3339"},
+		{"a header that is an array", "[]\n", "line 1", "must be a JSON object"},
+		{"a line that is an array", header + "\n[]\n", "line 2", "must be a JSON object"},
+		{"a line that is a string", header + "\n\"sessions\"\n", "line 2", "must be a JSON object"},
+		{"a row that is an array", header + "\n" + `{"table":"ledger","row":[]}` + "\n", "line 2: row", "must be a JSON object"},
+	} {
+		_, err := f.svc.Restore(ctx, tenantA, strings.NewReader(tc.input))
+		if fields := continuity.ErrorFields(err); continuity.ErrorCode(err) != continuity.CodeInvalid || len(fields) != 1 || fields[tc.field] != tc.says {
+			t.Errorf("%s: %v, want invalid naming %q: %s", tc.name, err, tc.field, tc.says)
+		}
+		if n := total(rawRows(t, f, tenantA)); n != 0 {
+			t.Fatalf("%s: the refused import left %d rows", tc.name, n)
+		}
 	}
 }
 
