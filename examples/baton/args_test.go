@@ -57,9 +57,22 @@ func TestArgumentsKeepTheirBytes(t *testing.T) {
 }
 
 // TestEmptyPathArguments: an empty path is a usage error naming its flag
-// or argument, never the working directory.
+// or argument, never the working directory; so is a blank path, and one
+// with space at either end, which export --out and bottle render --out
+// created in the working directory as typed (a file named " ", or
+// "e.jsonl " beside e.jsonl).
 func TestEmptyPathArguments(t *testing.T) {
 	env := testEnv(t)
+	transcript, err := filepath.Abs(realTranscript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd := t.TempDir()
+	t.Chdir(wd) // where a relative path would be created
+	if err := os.WriteFile("e.jsonl", []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const padded = "--out: the path has space at its start or end"
 	for _, c := range []struct {
 		args []string
 		name string
@@ -67,11 +80,20 @@ func TestEmptyPathArguments(t *testing.T) {
 		{[]string{"eval", ""}, "<dir>: the path is empty"},
 		{[]string{"serve", "--keys-file", ""}, "--keys-file: the path is empty"},
 		{[]string{"install", "--harness", "claude-code", "--binary", "", "--dry-run"}, "--binary: the path is empty"},
+		{[]string{"export", "--out", " "}, "--out: the path is blank"},
+		{[]string{"export", "--out", "\t"}, "--out: the path is blank"},
+		{[]string{"export", "--out", "e.jsonl "}, padded},
+		{[]string{"export", "--out", " e.jsonl"}, padded},
+		{[]string{"bottle", "render", "--transcript", transcript, "--out", "b.md\n"}, padded},
+		{[]string{"import", "e.jsonl "}, "<file>: the path has space at its start or end"},
 	} {
 		out, stderr, status := run(t, env, c.args)
 		if status != exitUsage || out != "" || !strings.Contains(stderr, c.name) {
 			t.Errorf("%q: status %d, stdout %q, stderr %q; want %d and %q", c.args, status, out, stderr, exitUsage, c.name)
 		}
+	}
+	if names := dirNames(t, wd); len(names) != 1 {
+		t.Errorf("the refused paths wrote %q", names)
 	}
 }
 
