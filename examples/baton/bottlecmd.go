@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,10 +68,24 @@ func (c *BottleRenderCmd) Validate() error {
 
 // outFile refuses an --out that names a directory: the file written there
 // would replace it, which a rename refuses only after the temporary file is
-// written beside it.
+// written beside it. It refuses one in a directory that does not exist, or
+// is no directory, too: the temporary file's create failed naming the
+// temporary file alone, never --out.
 func outFile(out string) error {
-	if fi, err := os.Stat(out); out != "" && err == nil && fi.IsDir() {
+	if out == "" {
+		return nil
+	}
+	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
 		return fmt.Errorf("--out: %s is a directory: name the file to write", out)
+	}
+	dir := filepath.Dir(out)
+	switch fi, err := os.Stat(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--out: the directory %s does not exist: create it, or name a file in one that does", dir)
+	case err != nil:
+		return fmt.Errorf("--out: the directory %s cannot be used: %s", dir, pathReason(err))
+	case !fi.IsDir():
+		return fmt.Errorf("--out: %s is not a directory", dir)
 	}
 	return nil
 }
