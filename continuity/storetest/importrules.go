@@ -457,9 +457,10 @@ func testImportHostileFiles(t *testing.T, h Harness) {
 	}
 
 	// One id in every table, and rows naming a run, a memory and a
-	// conversation the export does not hold: the export is no snapshot
-	// (each page is its own read), so a row written while it ran may name
-	// one written after its table was read. Each table keys its own rows.
+	// conversation the export does not hold: an export is one snapshot
+	// now, but one an earlier baton took (of this version too) read each
+	// page on its own, so a row written while it ran may name one written
+	// after its table was read. Each table keys its own rows.
 	id, ghost := newID(), newID()
 	rows := []string{
 		exportLine(t, continuity.TableSessions, importSession(func(s *continuity.Session) { s.ID = id }), ""),
