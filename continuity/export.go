@@ -243,7 +243,7 @@ func (s *Service) Restore(ctx context.Context, tenant string, r io.Reader) (Expo
 			}
 			var l ExportLine
 			if err := strictJSON(b, &l); err != nil {
-				return lineErr(line, fieldsOf(err, ""))
+				return lineErr(line, fieldsOf(err, "", b, &l))
 			}
 			i := slices.IndexFunc(exportTables, func(t exportTable) bool { return t.name() == l.Table })
 			switch {
@@ -281,7 +281,7 @@ func checkHeader(b []byte) (int, error) {
 		return 0, Invalid(lineField(1, ""), "must be valid UTF-8")
 	}
 	if err := strictJSON(b, &h); err != nil {
-		return 0, lineErr(1, fieldsOf(err, ""))
+		return 0, lineErr(1, fieldsOf(err, "", b, &h))
 	}
 	f := map[string]string{}
 	if h.Format != ExportFormat {
@@ -328,10 +328,10 @@ func strictJSON(b []byte, v any) error {
 
 var errTrailing = errors.New("trailing data")
 
-// fieldsOf names what a JSON decode refused, under prefix ("row" for a
-// row's members, "" for the line's own); never the value, which may be
-// content.
-func fieldsOf(err error, prefix string) map[string]string {
+// fieldsOf names what the JSON decode of b into v (a pointer to a struct)
+// refused, under prefix ("row" for a row's members, "" for the line's
+// own); never the value, which may be content.
+func fieldsOf(err error, prefix string, b []byte, v any) map[string]string {
 	join := func(name string) string {
 		switch {
 		case prefix == "":
@@ -343,7 +343,9 @@ func fieldsOf(err error, prefix string) map[string]string {
 	}
 	var typeErr *json.UnmarshalTypeError
 	switch {
-	case errors.As(err, &typeErr) && typeErr.Field != "":
+	case errors.As(err, &typeErr):
+		// No field: the value itself is not an object (an array, a
+		// string), which a line, its header and its row each must be.
 		return map[string]string{join(typeErr.Field): "must be a JSON " + jsonKind(typeErr.Type)}
 	case strings.HasPrefix(err.Error(), `json: unknown field "`):
 		name := strings.TrimSuffix(strings.TrimPrefix(err.Error(), `json: unknown field "`), `"`)
@@ -355,8 +357,37 @@ func fieldsOf(err error, prefix string) map[string]string {
 	if errors.As(err, &syntax) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return map[string]string{join(""): "is not valid JSON"}
 	}
-	// A member's own decoder refused its text (a time, a UUID).
-	return map[string]string{join(""): "holds a value of the wrong form (times are RFC 3339, ids UUIDs)"}
+	// A member's own decoder refused its text (a time, a UUID), and its
+	// error does not say which member: each is decoded alone to find it.
+	name, rule := refusedMember(b, v)
+	return map[string]string{join(name): rule}
+}
+
+// refusedMember returns the first member of the struct v points to whose
+// JSON in b its own decoder refuses, matched as the decoder matches names
+// (without regard to case), and why; "" (the value) when no member alone
+// is refused.
+func refusedMember(b []byte, v any) (name, rule string) {
+	rule = "holds a value of the wrong form (times are RFC 3339, ids UUIDs)"
+	var members map[string]json.RawMessage
+	if json.Unmarshal(b, &members) != nil {
+		return "", rule
+	}
+	eachMember(reflect.ValueOf(v).Elem(), "", func(tag string, f reflect.Value) {
+		for m, raw := range members {
+			if name != "" || !strings.EqualFold(m, tag[1:]) || json.Unmarshal(raw, reflect.New(f.Type()).Interface()) == nil {
+				continue
+			}
+			name = tag[1:]
+			switch f.Type() {
+			case reflect.TypeFor[time.Time](), reflect.TypeFor[*time.Time]():
+				rule = "must be a time in RFC 3339"
+			case reflect.TypeFor[uuid.UUID]():
+				rule = "must be a UUID"
+			}
+		}
+	})
+	return name, rule
 }
 
 // jsonKind names the JSON type a Go type decodes from.
@@ -515,7 +546,7 @@ func (t table[T, K]) load(raw json.RawMessage, notUTF8 bool, version int) (func(
 		return nil, map[string]string{"row": "is required"}
 	}
 	if err := strictJSON(raw, row); err != nil {
-		return nil, fieldsOf(err, "row")
+		return nil, fieldsOf(err, "row", raw, row)
 	}
 	f := map[string]string{}
 	t.checkAdded(f, raw, version)

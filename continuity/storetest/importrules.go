@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -440,7 +441,6 @@ func testImportHostileFiles(t *testing.T, h Harness) {
 	prompt := exportLine(t, continuity.TablePrompts, importPrompt(sentinel), "p")
 	f := newFixture(t, h)
 	for _, tc := range []struct{ name, input, field string }{
-		{"a 10 MB line", header + exportLine(t, continuity.TablePrompts, importPrompt(sentinel), strings.Repeat("x", 10<<20)), "line 2"},
 		{"a byte order mark before a row", header + "\ufeff" + prompt, "line 2"},
 		{"a byte order mark alone", "\ufeff", "line 1"},
 		{"a version that is not an integer", strings.Replace(header, currentVersion, `"version":1.5`, 1), "line 1: version"},
@@ -455,11 +455,25 @@ func testImportHostileFiles(t *testing.T, h Harness) {
 			t.Fatalf("%s: the refused import left %d rows", tc.name, n)
 		}
 	}
+	// A 100 MB line, made as it is read: the import stops reading once the
+	// line is past its bound, so it never holds more than a line's bound.
+	long := &xReader{left: 100 << 20}
+	_, err := f.svc.Restore(ctx, tenantA, io.MultiReader(strings.NewReader(header+`{"table":"prompts","row":{"text":"`), long))
+	if continuity.ErrorCode(err) != continuity.CodeInvalid || continuity.ErrorFields(err)["line 2"] == "" {
+		t.Errorf("a 100 MB line: %v, want invalid naming line 2", err)
+	}
+	if read := 100<<20 - long.left; read > 2*continuity.MaxExportLineBytes {
+		t.Errorf("the import read %d bytes of a 100 MB line, want it stopped once past the bound of %d", read, continuity.MaxExportLineBytes)
+	}
+	if n := total(rawRows(t, f, tenantA)); n != 0 {
+		t.Fatalf("a 100 MB line: the refused import left %d rows", n)
+	}
 
 	// One id in every table, and rows naming a run, a memory and a
-	// conversation the export does not hold: the export is no snapshot
-	// (each page is its own read), so a row written while it ran may name
-	// one written after its table was read. Each table keys its own rows.
+	// conversation the export does not hold: an export is one snapshot
+	// now, but one an earlier baton took (of this version too) read each
+	// page on its own, so a row written while it ran may name one written
+	// after its table was read. Each table keys its own rows.
 	id, ghost := newID(), newID()
 	rows := []string{
 		exportLine(t, continuity.TableSessions, importSession(func(s *continuity.Session) { s.ID = id }), ""),
@@ -487,4 +501,19 @@ func testImportHostileFiles(t *testing.T, h Harness) {
 	if _, err := f.svc.Briefing(ctx, tenantA, continuity.BriefingParams{}); err != nil {
 		t.Errorf("the briefing: %v", err)
 	}
+}
+
+// xReader reads left bytes of 'x', then EOF.
+type xReader struct{ left int }
+
+func (x *xReader) Read(p []byte) (int, error) {
+	if x.left == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), x.left)
+	for i := range n {
+		p[i] = 'x'
+	}
+	x.left -= n
+	return n, nil
 }

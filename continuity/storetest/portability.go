@@ -3,6 +3,7 @@ package storetest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -201,6 +202,7 @@ func testExport(t *testing.T, h Harness) {
 	})
 
 	t.Run("OneInstantWhileWritesCommit", func(t *testing.T) { t.Parallel(); testExportSnapshot(t, h) })
+	t.Run("ThirtyTwoWritersDuringTheExport", func(t *testing.T) { t.Parallel(); testExportBesideWriters(t, h) })
 	t.Run("ImportRefusesBadLines", func(t *testing.T) { t.Parallel(); testImportRefuses(t, h) })
 	t.Run("ImportFieldRules", func(t *testing.T) { t.Parallel(); testImportFieldRules(t, h) })
 	t.Run("ImportParamsRules", func(t *testing.T) { t.Parallel(); testImportParamsRules(t, h) })
@@ -347,6 +349,148 @@ func testExportSnapshot(t *testing.T, h Harness) {
 	if after.Rows[continuity.TableLedger] < wantRes.Rows[continuity.TableLedger]+continuity.ExportPageSize {
 		t.Errorf("the export after the writes holds %d ledger lines, want the %d appended beside the %d before",
 			after.Rows[continuity.TableLedger], continuity.ExportPageSize, wantRes.Rows[continuity.TableLedger])
+	}
+}
+
+// testExportBesideWriters: 32 callers write the tenant while it is
+// exported, three times over: each opens a conversation, remembers a
+// memory attributed to its run and records a prompt, or heartbeats a Stop
+// with its excerpt. Each export must be one instant's tenant: every
+// event's memory and run in the same export, each memory written with its
+// create event, each prompt and excerpt with its conversation, the counts
+// those of its lines; and it imports into an empty store, which exports
+// the same rows.
+func testExportBesideWriters(t *testing.T, h Harness) {
+	ctx := t.Context()
+	f := newFixture(t, h)
+	populate(t, f, tenantA, 2, 20)
+	wrote, stop := thirtyTwoWriters(t, func(i, k int) error {
+		sid := fmt.Sprintf("w%d-%d", i, k)
+		run, err := f.svc.Open(ctx, tenantA, startup(sid))
+		switch {
+		case err != nil:
+		case i%2 == 0:
+			if _, err = f.svc.Remember(ctx, tenantA, remember(continuity.KindNote, sid, "written during the export", "baton", run.SessionRunID.String())); err == nil {
+				_, err = f.svc.RecordPrompt(ctx, tenantA, agent, sid, "a prompt of "+sid)
+			}
+		default:
+			excerpt := "stopped"
+			_, err = f.svc.Heartbeat(ctx, tenantA, continuity.HeartbeatParams{Agent: agent, SessionID: sid, LastMessageExcerpt: &excerpt, Stop: true})
+		}
+		return err
+	})
+	defer stop()
+	for n := range 3 {
+		// 32 more writes, or a while: writers that all failed write none.
+		for at, until := wrote.Load(), time.Now().Add(10*time.Second); wrote.Load() < at+32 && time.Now().Before(until); {
+			time.Sleep(time.Millisecond)
+		}
+		b, res := exportOf(t, f, tenantA)
+		checkExportWhole(t, fmt.Sprintf("export %d", n+1), b, res)
+		g := newFixture(t, h)
+		if _, err := g.svc.Restore(ctx, tenantA, bytes.NewReader(b)); err != nil {
+			t.Fatalf("export %d imported: %v", n+1, err)
+		}
+		g.clock.Set(f.clock.Now())
+		if again, _ := exportOf(t, g, tenantA); !bytes.Equal(again, b) {
+			t.Errorf("export %d imported exports other rows: %s", n+1, diffLine(b, again))
+		}
+	}
+}
+
+// thirtyTwoWriters starts 32 callers, caller i running write(i, k) for k
+// from 0 on until stop is called or a write fails; wrote counts the writes
+// done. stop waits for every caller and fails the test with each write's
+// error.
+func thirtyTwoWriters(t *testing.T, write func(i, k int) error) (wrote *atomic.Int64, stop func()) {
+	t.Helper()
+	wrote = new(atomic.Int64)
+	var done atomic.Bool
+	errs := make(chan error, 32)
+	var wg sync.WaitGroup
+	for i := range 32 {
+		wg.Go(func() {
+			for k := 0; !done.Load(); k++ {
+				if err := write(i, k); err != nil {
+					errs <- err
+					return
+				}
+				wrote.Add(1)
+			}
+		})
+	}
+	return wrote, func() {
+		done.Store(true)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("a writer: %v", err)
+		}
+	}
+}
+
+// checkExportWhole fails unless the export b holds every row its rows name
+// (an event's memory and run; the create event of a memory, and the
+// conversation of a prompt or Stop excerpt, a writer of
+// testExportBesideWriters wrote), and as many lines of each table as res
+// counts.
+func checkExportWhole(t *testing.T, what string, b []byte, res continuity.ExportResult) {
+	t.Helper()
+	lines := map[string]int{}
+	runs, memories, created := map[uuid.UUID]bool{}, map[uuid.UUID]bool{}, map[uuid.UUID]bool{}
+	conversations := map[string]bool{}
+	var events []continuity.MemoryEvent
+	var writersConversations []string
+	var writersMemories []uuid.UUID
+	for _, line := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))[1:] {
+		var l continuity.ExportLine
+		if err := json.Unmarshal(line, &l); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		lines[l.Table]++
+		var row struct {
+			ID, SessionRunID, MemoryID uuid.UUID
+			SessionID, Topic           string
+			EventKind                  continuity.EventKind
+		}
+		if err := json.Unmarshal(l.Row, &row); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		switch l.Table {
+		case continuity.TableSessions:
+			runs[row.SessionRunID] = true
+			conversations[row.SessionID] = true
+		case continuity.TableMemories:
+			memories[row.ID] = true
+			if strings.HasPrefix(row.Topic, "w") {
+				writersMemories = append(writersMemories, row.ID)
+			}
+		case continuity.TableMemoryEvents:
+			events = append(events, continuity.MemoryEvent{MemoryID: row.MemoryID, SessionRunID: row.SessionRunID, Kind: row.EventKind})
+			if row.EventKind == continuity.EventCreate {
+				created[row.MemoryID] = true
+			}
+		case continuity.TablePrompts, continuity.TableStopExcerpts:
+			if strings.HasPrefix(row.SessionID, "w") {
+				writersConversations = append(writersConversations, row.SessionID)
+			}
+		}
+	}
+	same(t, what+": the rows counted against the lines", res.Rows, lines)
+	for _, e := range events {
+		if !memories[e.MemoryID] || (e.SessionRunID != uuid.Nil && !runs[e.SessionRunID]) {
+			t.Errorf("%s: a %s event of memory %s (run %s) without its memory or its run", what, e.Kind, e.MemoryID, e.SessionRunID)
+		}
+	}
+	for _, id := range writersMemories {
+		if !created[id] {
+			t.Errorf("%s: memory %s without its create event", what, id)
+		}
+	}
+	for _, sid := range writersConversations {
+		if !conversations[sid] {
+			t.Errorf("%s: a prompt or excerpt of %s without its conversation", what, sid)
+		}
 	}
 }
 
@@ -695,7 +839,6 @@ func testImportRefuses(t *testing.T, h Harness) {
 		{"an unknown line member", header + "\n" + `{"table":"ledger","row":{},"x":1}` + "\n", continuity.CodeInvalid, "line 2: x"},
 		{"an unknown row member", header + "\n" + ledger(id, `,"bogus":1`) + "\n", continuity.CodeInvalid, "line 2: row.bogus"},
 		{"a member of the wrong type", header + "\n" + ledger(id, `,"session":7`) + "\n", continuity.CodeInvalid, "line 2: row.session"},
-		{"a time of the wrong form", header + "\n" + `{"table":"ledger","row":{"id":"` + id.String() + `","event":"e","at":"yesterday"}}` + "\n", continuity.CodeInvalid, "line 2: row"},
 		{"no row", header + "\n" + `{"table":"ledger"}` + "\n", continuity.CodeInvalid, "line 2: row"},
 		{"a time that is 10000 in UTC", header + "\n" + `{"table":"ledger","row":{"id":"` + id.String() + `","event":"e","at":"9999-12-31T23:59:59-23:59"}}` + "\n", continuity.CodeInvalid, "line 2: row.at"},
 		{"an optional time that is year 0 in UTC", header + "\n" + `{"table":"bottles","row":{"agent":"claude-code","sessionId":"s1","path":"/b/s1.md","mode":"full","gap":0,` +
@@ -756,11 +899,30 @@ func testImportRefuses(t *testing.T, h Harness) {
 			t.Fatalf("%s: the refused import left %d rows", tc.name, n)
 		}
 	}
-	if fields := continuity.ErrorFields(func() error {
-		_, err := f.svc.Restore(ctx, tenantA, strings.NewReader(header+"\n"+prompt("bad \xff byte")+"\n"))
-		return err
-	}()); fields["line 2: row.text"] != "must be valid UTF-8" {
-		t.Errorf("text that is not UTF-8 is refused as %v", fields)
+	// What a decode refused is named with the form it must have: a time
+	// or an id its own decoder refused named the row alone, and a line,
+	// header or row that is no object was said to hold a time or an id of
+	// the wrong form.
+	for _, tc := range []struct{ name, input, field, says string }{
+		{"text that is not UTF-8", header + "\n" + prompt("bad \xff byte") + "\n", "line 2: row.text", "must be valid UTF-8"},
+		{"a time of the wrong form", header + "\n" + strings.Replace(ledger(id, ""), "2026-11-30T09:00:00Z", "yesterday", 1) + "\n", "line 2: row.at", "must be a time in RFC 3339"},
+		{"a month 13", header + "\n" + strings.Replace(ledger(id, ""), "2026-11-30", "2026-13-30", 1) + "\n", "line 2: row.at", "must be a time in RFC 3339"},
+		{"an optional time of the wrong form", header + "\n" + strings.Replace(marker("s1"), `}}`, `,"consumedAt":"soon"}}`, 1) + "\n", "line 2: row.consumedAt", "must be a time in RFC 3339"},
+		{"an id that is no UUID", header + "\n" + strings.Replace(ledger(id, ""), id.String(), "not-a-uuid", 1) + "\n", "line 2: row.id", "must be a UUID"},
+		{"an id named in another case", header + "\n" + strings.Replace(ledger(id, ""), `"id":"`+id.String(), `"ID":"0`, 1) + "\n", "line 2: row.id", "must be a UUID"},
+		{"a header's time of the wrong form", strings.Replace(header, "2026-11-30T09:00:00Z", "today", 1) + "\n", "line 1: exportedAt", "must be a time in RFC 3339"},
+		{"a header that is an array", "[]\n", "line 1", "must be a JSON object"},
+		{"a line that is an array", header + "\n[]\n", "line 2", "must be a JSON object"},
+		{"a line that is a string", header + "\n\"sessions\"\n", "line 2", "must be a JSON object"},
+		{"a row that is an array", header + "\n" + `{"table":"ledger","row":[]}` + "\n", "line 2: row", "must be a JSON object"},
+	} {
+		_, err := f.svc.Restore(ctx, tenantA, strings.NewReader(tc.input))
+		if fields := continuity.ErrorFields(err); continuity.ErrorCode(err) != continuity.CodeInvalid || len(fields) != 1 || fields[tc.field] != tc.says {
+			t.Errorf("%s: %v, want invalid naming %q: %s", tc.name, err, tc.field, tc.says)
+		}
+		if n := total(rawRows(t, f, tenantA)); n != 0 {
+			t.Fatalf("%s: the refused import left %d rows", tc.name, n)
+		}
 	}
 }
 
@@ -1075,41 +1237,27 @@ func testErase(t *testing.T, h Harness) {
 		populate(t, f, tenantB, 1, 5)
 		beforeB := rawRows(t, f, tenantB)
 		exportB, _ := exportOf(t, f, tenantB)
-		var done atomic.Bool
-		var wrote atomic.Int64
-		errs := make(chan error, 32)
-		var wg sync.WaitGroup
-		for i := range 32 {
-			wg.Go(func() {
-				for k := 0; !done.Load(); k++ {
-					var err error
-					if i%2 == 0 {
-						_, err = f.svc.Remember(ctx, tenantA, remember(continuity.KindNote, fmt.Sprintf("w%d-%d", i, k), "written during the erase", "", ""))
-					} else {
-						sid := fmt.Sprintf("w%d-%d", i, k)
-						if _, err = f.svc.Open(ctx, tenantA, startup(sid)); err == nil {
-							excerpt := "stopped"
-							_, err = f.svc.Heartbeat(ctx, tenantA, continuity.HeartbeatParams{Agent: agent, SessionID: sid, LastMessageExcerpt: &excerpt, Stop: true})
-						}
-					}
-					if err != nil && continuity.ErrorCode(err) != continuity.CodeNotFound {
-						errs <- err
-						return
-					}
-					wrote.Add(1)
+		wrote, stop := thirtyTwoWriters(t, func(i, k int) error {
+			var err error
+			if i%2 == 0 {
+				_, err = f.svc.Remember(ctx, tenantA, remember(continuity.KindNote, fmt.Sprintf("w%d-%d", i, k), "written during the erase", "", ""))
+			} else {
+				sid := fmt.Sprintf("w%d-%d", i, k)
+				if _, err = f.svc.Open(ctx, tenantA, startup(sid)); err == nil {
+					excerpt := "stopped"
+					_, err = f.svc.Heartbeat(ctx, tenantA, continuity.HeartbeatParams{Agent: agent, SessionID: sid, LastMessageExcerpt: &excerpt, Stop: true})
 				}
-			})
-		}
+			}
+			if continuity.ErrorCode(err) == continuity.CodeNotFound {
+				return nil
+			}
+			return err
+		})
 		for wrote.Load() < 64 {
 			time.Sleep(time.Millisecond)
 		}
 		res, err := f.svc.Erase(ctx, tenantA, continuity.EraseParams{})
-		done.Store(true)
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Errorf("a writer: %v", err)
-		}
+		stop()
 		if err != nil || !res.Complete {
 			t.Fatalf("the erase = %+v, %v", res, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"strings"
 
 	"github.com/alecthomas/kong"
 )
@@ -17,7 +18,9 @@ import (
 // mappers take the argument as given; the path types keep kong's meaning
 // (~/ and relative paths made absolute, an existing file or directory
 // checked), and refuse an empty path, which kong would read as the working
-// directory.
+// directory, and a path blank or with space at either end: taken as typed,
+// " " or "out.jsonl " names a file beside the one meant, which --out would
+// then create.
 func verbatimArgs() kong.Option {
 	return kong.OptionFunc(func(k *kong.Kong) error {
 		for _, opt := range []kong.Option{
@@ -79,8 +82,13 @@ func pathMapper(check func(fi os.FileInfo, path string) error) kong.MapperFunc {
 		if err != nil {
 			return err
 		}
-		if path == "" {
+		switch {
+		case path == "":
 			return errors.New("the path is empty")
+		case strings.TrimSpace(path) == "":
+			return errors.New("the path is blank")
+		case strings.TrimSpace(path) != path:
+			return errors.New("the path has space at its start or end: it is taken as typed, so give it without the space")
 		}
 		if path != "-" {
 			path = kong.ExpandPath(path)

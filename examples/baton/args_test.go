@@ -57,9 +57,22 @@ func TestArgumentsKeepTheirBytes(t *testing.T) {
 }
 
 // TestEmptyPathArguments: an empty path is a usage error naming its flag
-// or argument, never the working directory.
+// or argument, never the working directory; so is a blank path, and one
+// with space at either end, which export --out and bottle render --out
+// created in the working directory as typed (a file named " ", or
+// "e.jsonl " beside e.jsonl).
 func TestEmptyPathArguments(t *testing.T) {
 	env := testEnv(t)
+	transcript, err := filepath.Abs(realTranscript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd := t.TempDir()
+	t.Chdir(wd) // where a relative path would be created
+	if err := os.WriteFile("e.jsonl", []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const padded = "--out: the path has space at its start or end"
 	for _, c := range []struct {
 		args []string
 		name string
@@ -67,29 +80,61 @@ func TestEmptyPathArguments(t *testing.T) {
 		{[]string{"eval", ""}, "<dir>: the path is empty"},
 		{[]string{"serve", "--keys-file", ""}, "--keys-file: the path is empty"},
 		{[]string{"install", "--harness", "claude-code", "--binary", "", "--dry-run"}, "--binary: the path is empty"},
+		{[]string{"export", "--out", " "}, "--out: the path is blank"},
+		{[]string{"export", "--out", "\t"}, "--out: the path is blank"},
+		{[]string{"export", "--out", "e.jsonl "}, padded},
+		{[]string{"export", "--out", " e.jsonl"}, padded},
+		{[]string{"bottle", "render", "--transcript", transcript, "--out", "b.md\n"}, padded},
+		{[]string{"import", "e.jsonl "}, "<file>: the path has space at its start or end"},
 	} {
 		out, stderr, status := run(t, env, c.args)
 		if status != exitUsage || out != "" || !strings.Contains(stderr, c.name) {
 			t.Errorf("%q: status %d, stdout %q, stderr %q; want %d and %q", c.args, status, out, stderr, exitUsage, c.name)
 		}
 	}
+	if names := dirNames(t, wd); len(names) != 1 {
+		t.Errorf("the refused paths wrote %q", names)
+	}
 }
 
-// TestExportRefusesADirectory: export --out naming a directory is a
-// usage error before anything is written, the bottles' tarball included.
-func TestExportRefusesADirectory(t *testing.T) {
+// TestExportRefusesAnOut: an --out naming a directory, or a file in a
+// directory that does not exist or is no directory, is a usage error naming
+// --out before anything is written, the bottles' tarball included; the
+// latter two failed only once the export ran, naming its temporary file
+// ("open /x/missing/.e.jsonl.tmp-123: no such file or directory"), never
+// --out. bottle render's --out is refused alike.
+func TestExportRefusesAnOut(t *testing.T) {
 	env := testEnv(t)
 	parent := t.TempDir()
-	dir := filepath.Join(parent, "out")
+	dir, file := filepath.Join(parent, "out"), filepath.Join(parent, "file")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, status := run(t, env, []string{"export", "--out", dir})
-	if status != exitUsage || out != "" || !strings.Contains(stderr, "--out: "+dir+" is a directory") {
-		t.Errorf("status %d, stdout %q, stderr %q", status, out, stderr)
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
 	}
-	if names := dirNames(t, parent); len(names) != 1 {
-		t.Errorf("the refusal wrote %v", names)
+	missing := filepath.Join(parent, "missing")
+	for _, c := range []struct {
+		name, out, says string
+		render          bool
+	}{
+		{"a directory", dir, "--out: " + dir + " is a directory", false},
+		{"in a directory that does not exist", filepath.Join(missing, "e.jsonl"), "--out: the directory " + missing + " does not exist", false},
+		{"in a file", filepath.Join(file, "e.jsonl"), "--out: " + file + " is not a directory", false},
+		{"below a file", filepath.Join(file, "sub", "e.jsonl"), "--out: the directory " + filepath.Join(file, "sub"), false},
+		{"a bottle in a directory that does not exist", filepath.Join(missing, "b.md"), "--out: the directory " + missing + " does not exist", true},
+	} {
+		args := []string{"export", "--out", c.out}
+		if c.render {
+			args = []string{"bottle", "render", "--transcript", realTranscript, "--out", c.out}
+		}
+		out, stderr, status := run(t, env, args)
+		if status != exitUsage || out != "" || !strings.Contains(stderr, c.says) {
+			t.Errorf("%s: status %d, stdout %q, stderr %q; want %d and %q", c.name, status, out, stderr, exitUsage, c.says)
+		}
+		if names := dirNames(t, parent); len(names) != 2 {
+			t.Errorf("%s: the refusal wrote %v", c.name, names)
+		}
 	}
 }
 

@@ -94,8 +94,10 @@ func outFile(out string) error {
 	switch fi, err := os.Stat(dir); {
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("--out: the directory %s does not exist: create it, or name a file in one that does", dir)
-	case err == nil && !fi.IsDir():
-		return fmt.Errorf("--out: %s is not a directory, so it holds no file", dir)
+	case err != nil:
+		return fmt.Errorf("--out: the directory %s cannot be used: %s", dir, pathReason(err))
+	case !fi.IsDir():
+		return fmt.Errorf("--out: %s is not a directory", dir)
 	}
 	return nil
 }

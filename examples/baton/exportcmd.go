@@ -100,7 +100,7 @@ func (c *ExportCmd) Run(ctx context.Context, env *Env, api continuity.API) error
 		return fmt.Errorf("the bottles could not be archived: %w", err)
 	}
 	if err := os.Rename(export, c.Out); err != nil {
-		return err
+		return fmt.Errorf("--out: %s cannot be replaced: %s", c.Out, pathReason(err))
 	}
 	fmt.Fprintf(env.Stderr, "exported %s\n", rowCounts(res.Rows))
 	fmt.Fprintf(env.Stderr, "copied %d bottle files to %s\n", n, runes.VisibleInLine(c.Out+bottlesTarSuffix))
@@ -113,7 +113,9 @@ func (c *ExportCmd) Run(ctx context.Context, env *Env, api continuity.API) error
 func writeTemp(path string, write func(w io.Writer) error) (name string, err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return "", err
+		// Its error names the temporary file, which is no path the
+		// person gave.
+		return "", fmt.Errorf("--out: %s cannot be written: %s", path, pathReason(err))
 	}
 	err = write(f)
 	if cerr := f.Close(); err == nil {

@@ -120,3 +120,27 @@ func TestExportForgetShowHostilePaths(t *testing.T) {
 		t.Errorf("forget: status %d, stdout %q, stderr %q; want it to end %q", status, stdout, stderr, want)
 	}
 }
+
+// TestExportIntoAReadOnlyDirectory: an --out in a directory baton cannot
+// write fails naming --out and the path given, not the temporary file it
+// could not create, and leaves nothing there. Root writes anywhere, so the
+// case needs another user.
+func TestExportIntoAReadOnlyDirectory(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes into a read-only directory")
+	}
+	env := testEnv(t)
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o700) })
+	out := filepath.Join(dir, "e.jsonl")
+	_, stderr, status := run(t, env, []string{"export", "--out", out})
+	if want := "--out: " + out + " cannot be written: permission denied"; status != exitFailure || !strings.Contains(stderr, want) || strings.Contains(stderr, ".tmp-") {
+		t.Errorf("status %d, stderr %q; want %d and %q", status, stderr, exitFailure, want)
+	}
+	if names := dirNames(t, dir); len(names) != 0 {
+		t.Errorf("the failed export left %v", names)
+	}
+}
