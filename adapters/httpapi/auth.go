@@ -44,11 +44,19 @@ type keyHash struct {
 
 var _ Authenticator = (*KeyAuthenticator)(nil)
 
+// MaxKeyLen bounds an API key, in bytes: far over any generated key, and
+// far under the request headers a server reads (64 KiB for baton serve),
+// so that a key the server holds is one a client can send.
+const MaxKeyLen = 4096
+
 // SendableKey reports whether key can travel as a bearer token in an
 // Authorization header, the one rule the server's keys and the client's
-// key are both held to: one or more visible ASCII characters (no space,
-// control character or byte outside ASCII).
+// key are both held to: 1 to MaxKeyLen visible ASCII characters (no
+// space, control character or byte outside ASCII).
 func SendableKey(key string) bool {
+	if len(key) > MaxKeyLen {
+		return false
+	}
 	for _, c := range []byte(key) {
 		if c <= ' ' || c >= 0x7f {
 			return false
@@ -90,7 +98,7 @@ func ParseKeys(spec string) (*KeyAuthenticator, error) {
 			case !found || key == "":
 				return nil, continuity.Invalid(where, "must be key=tenant")
 			case !SendableKey(key):
-				return nil, continuity.Invalid(where, "must be a key of visible ASCII characters, as an Authorization header carries it")
+				return nil, continuity.Invalid(where, fmt.Sprintf("must be a key of 1 to %d visible ASCII characters, as an Authorization header carries it", MaxKeyLen))
 			case strings.Contains(tenant, "="):
 				// Which '=' parts key from tenant cannot be told: a key's
 				// own (base64 padding) would leave a shorter key than meant.

@@ -18,7 +18,7 @@ import (
 // TestParseKeys: the BATON_API_KEYS form, and what it refuses, named by
 // position and never by key.
 func TestParseKeys(t *testing.T) {
-	long := strings.Repeat("k", 100<<10) // a line over bufio.Scanner's 64 KiB
+	long := strings.Repeat("k", MaxKeyLen) // the longest key held
 	a, err := ParseKeys(" k1 = acme , k2=acme,\r\n# a comment\nk3=globex,, \n" + long + "=acme")
 	if err != nil {
 		t.Fatal(err)
@@ -43,8 +43,11 @@ func TestParseKeys(t *testing.T) {
 		"k1=acme,k1=globex":              "keys[2]",
 		"k1=" + strings.Repeat("t", 129): "keys[1]",
 		// Judged as an entry whatever its length, not "could not be read".
-		"k1=" + strings.Repeat("t", 100<<10): "keys[1]",
-		"k1=a\x00b":                          "keys[1]",
+		"k1=" + strings.Repeat("t", 100<<10):                "keys[1]",
+		"k1=acme," + strings.Repeat("k", 100<<10) + "=acme": "keys[2]",
+		// A key no server reads in a request's headers.
+		strings.Repeat("k", MaxKeyLen+1) + "=acme": "keys[1]",
+		"k1=a\x00b": "keys[1]",
 		// A key holding '=' (base64 padding) would otherwise be cut at its
 		// first '=': a shorter key than meant, for a tenant named "=acme".
 		"secret-key==acme":              "keys[1]",

@@ -132,6 +132,8 @@ func NewClient(baseURL, apiKey string, opts ClientOptions) *Client {
 	switch {
 	case err != nil:
 		c.bad = continuity.Errorf(continuity.CodeInvalid, "the server URL %v: it must be a baton server's http:// or https:// URL", err)
+	case len(apiKey) > MaxKeyLen:
+		c.bad = continuity.Errorf(continuity.CodeInvalid, "the API key is longer than %d bytes: no server holds such a key", MaxKeyLen)
 	case apiKey != "" && !SendableKey(apiKey):
 		c.bad = continuity.Errorf(continuity.CodeInvalid, "the API key holds a space, a control character or a byte outside ASCII: it cannot travel in an Authorization header")
 	}

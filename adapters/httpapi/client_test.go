@@ -585,6 +585,8 @@ func TestClientConfig(t *testing.T) {
 		{"a key with CR LF", "http://h", "hunter2\r\n", "the API key holds a space", true},
 		{"a key with a NUL", "http://h", "hunter2\x00", "the API key holds a space", true},
 		{"a key outside ASCII", "http://h", "hunter2é", "the API key holds a space", true},
+		{"the longest key", "http://h", strings.Repeat("k", MaxKeyLen), "http://h/api/v1/prompts/debrief", false},
+		{"a key over the longest", "http://h", strings.Repeat("k", MaxKeyLen+1), "the API key is longer than 4096 bytes", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -151,11 +151,12 @@ func TestOutRefusesWhatWasNotNamed(t *testing.T) {
 	}
 	for _, tc := range []struct{ name, out, says string }{
 		{"a dash", "-", "--out: - is no file"},
-		{"space alone", " ", `--out: " " has space at its start or end`},
-		{"a leading space", " x.out", `--out: " x.out" has space at its start or end`},
-		{"a trailing tab", "x.out\t", `--out: "x.out\t" has space at its start or end`},
+		{"space alone", " ", "--out: the path is blank"},
+		{"a leading space", " x.out", "--out: the path has space at its start or end"},
+		{"a trailing tab", "x.out\t", "--out: the path has space at its start or end"},
+		{"a name with a leading space after a directory", "." + string(filepath.Separator) + " x.out", `--out: " x.out" has space at its start or end`},
 		{"a missing directory", filepath.Join("nope", "x.out"), "--out: the directory "},
-		{"a file for a directory", filepath.Join("file", "x.out"), "is not a directory, so it holds no file"},
+		{"a file for a directory", filepath.Join("file", "x.out"), string(filepath.Separator) + "file is not a directory"},
 		{"a NUL byte", "x\x00.out", "--out: holds a NUL byte"},
 	} {
 		for _, cmd := range [][]string{{"export"}, {"bottle", "render", "--transcript", transcript}} {

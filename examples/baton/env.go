@@ -336,6 +336,9 @@ func (e *Env) client() (*httpapi.Client, error) {
 	if key == "" {
 		return nil, continuity.Errorf(continuity.CodeInvalid, "BATON_SERVER_URL is set but BATON_API_KEY is not: set BATON_API_KEY to your key on the team server")
 	}
+	if len(key) > httpapi.MaxKeyLen {
+		return nil, continuity.Errorf(continuity.CodeInvalid, "BATON_API_KEY is longer than %d bytes: no key a server holds is; set it to your key on the team server", httpapi.MaxKeyLen)
+	}
 	if !httpapi.SendableKey(key) {
 		return nil, continuity.Errorf(continuity.CodeInvalid, "BATON_API_KEY holds a space, a control character or a byte outside ASCII: it cannot travel in an Authorization header")
 	}

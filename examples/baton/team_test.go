@@ -128,6 +128,7 @@ func TestTeamServerConfig(t *testing.T) {
 		{"a key with a space", "https://baton.example.com", "a b", "BATON_API_KEY holds a space"},
 		{"a key with a new line", "https://baton.example.com", "a\nX-Evil: 1", "BATON_API_KEY holds a space, a control character"},
 		{"a key without a server", "", "k", "BATON_API_KEY is set but BATON_SERVER_URL is not"},
+		{"a key longer than any a server holds", "https://baton.example.com", strings.Repeat("k", 100<<10), "BATON_API_KEY is longer than 4096 bytes"},
 	}
 	for _, tc := range cases {
 		env := testEnv(t)
