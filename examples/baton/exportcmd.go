@@ -107,9 +107,9 @@ func (c *ExportCmd) Run(ctx context.Context, env *Env, api continuity.API) error
 	return nil
 }
 
-// writeTemp writes a temporary sibling of path (mode 0600) with write and
-// returns its name, for the caller to rename over path; when anything
-// fails it removes it.
+// writeTemp writes a temporary sibling of path (mode 0600) with write,
+// syncs it and returns its name, for the caller to rename over path; when
+// anything fails it removes it.
 func writeTemp(path string, write func(w io.Writer) error) (name string, err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -118,6 +118,12 @@ func writeTemp(path string, write func(w io.Writer) error) (name string, err err
 		return "", fmt.Errorf("--out: %s cannot be written: %s", path, pathReason(err))
 	}
 	err = write(f)
+	if err == nil {
+		// On the disk before it is renamed over an earlier export: a
+		// crash after the rename must not leave an empty file in its
+		// place.
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
