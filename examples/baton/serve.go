@@ -70,6 +70,10 @@ func (c *ServeCmd) Validate() error {
 // no host or no port the person meant), holding a NUL byte, or without a
 // port ("127.0.0.1:" would listen on one nobody chose; port 0 asks for
 // that). An empty host is every interface, as net.Listen reads it.
+// maxAddrLen bounds --addr: a host name of at most 253 characters, or an
+// IPv6 literal with its zone, in brackets, and a port.
+const maxAddrLen = 300
+
 func addrFlag(addr string) error {
 	why := ""
 	_, port, err := net.SplitHostPort(addr)
@@ -80,6 +84,9 @@ func addrFlag(addr string) error {
 		why = "has space at its start or end: the address is taken as typed, so give it without the space"
 	case strings.IndexByte(addr, 0) >= 0:
 		why = "holds a NUL byte: no address does"
+	case len(addr) > maxAddrLen:
+		// Refused before the listen's error would repeat it whole.
+		why = fmt.Sprintf("is %d bytes long: no host:port is over %d", len(addr), maxAddrLen)
 	case err != nil:
 		why = "is not host:port, for example 127.0.0.1:8377 (:8377 for every interface)"
 	case port == "":

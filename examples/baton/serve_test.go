@@ -19,6 +19,7 @@ import (
 	"github.com/batonhq/baton/adapters/httpapi"
 	"github.com/batonhq/baton/bottle"
 	"github.com/batonhq/baton/continuity"
+	"github.com/batonhq/baton/internal/runes"
 	"github.com/google/uuid"
 )
 
@@ -428,6 +429,7 @@ func TestServeRefusesABadAddr(t *testing.T) {
 		{"no port", "127.0.0.1", "--addr: is not host:port"},
 		{"a URL", "http://127.0.0.1:8377", "--addr: is not host:port"},
 		{"an empty port", "127.0.0.1:", "--addr: names no port"},
+		{"longer than any address", strings.Repeat("a", 100<<10) + ":0", "--addr: is 102402 bytes long: no host:port is over 300"},
 	} {
 		for _, keys := range []string{"", "k=t"} {
 			t.Run(tc.name+" keys="+keys, func(t *testing.T) {
@@ -435,7 +437,10 @@ func TestServeRefusesABadAddr(t *testing.T) {
 				env.APIKeys = keys
 				stderr, status, _ := runRefused(t, env, []string{"serve", "--no-worker", "--addr", tc.addr})
 				if status != exitUsage || !strings.Contains(stderr, tc.says) {
-					t.Errorf("status %d, stderr %q; want %d and %q", status, stderr, exitUsage, tc.says)
+					t.Errorf("status %d, stderr %q; want %d and %q", status, runes.Ellipsize(stderr, 2000), exitUsage, tc.says)
+				}
+				if len(stderr) > 4<<10 {
+					t.Errorf("stderr is %d bytes: it repeats the address", len(stderr))
 				}
 				if _, err := os.Stat(env.DSN); err == nil {
 					t.Error("the store was opened")
