@@ -270,6 +270,21 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
+// noRoute is the message of the handler's answer to a path that is none
+// of its routes.
+const noRoute = "no such route"
+
+// noBatonRoute is the error of a call whose URL reached no route of a
+// baton server: what answered, and to check the URL. Nothing of the API
+// answered, so it is unreachable (internal, wrapping ErrUnreachable),
+// never a not_found a caller would take for the server's decision (a
+// conversation it has not seen, to be opened).
+func noBatonRoute(what string) error {
+	msg := what + ": is the URL the baton server's own, with the path it is mounted under (https://host/PREFIX, without /api/v1)?"
+	return &continuity.Error{Code: continuity.CodeInternal, Message: ErrUnreachable.Error() + ": " + msg,
+		Err: fmt.Errorf("%w: %s", ErrUnreachable, msg)}
+}
+
 // decodeAnswer reads an answer of route rt into out, or returns its error:
 // the server's *continuity.Error (with the partial result of an episode
 // call read into out beside it), else the code of the status.
@@ -302,8 +317,17 @@ func decodeAnswer(rt *route, status int, ctype string, answer []byte, out any) e
 		return continuity.Errorf(continuity.CodeInternal, "the server answered %d %s, a redirect, which a baton server never answers and the client does not follow: is the URL the server's own (scheme, host and path)?", status, http.StatusText(status))
 	}
 	var eb ErrorBody
-	if json.Unmarshal(answer, &eb) != nil || eb.Error == nil || eb.Error.Code == "" {
+	switch {
+	case json.Unmarshal(answer, &eb) != nil || eb.Error == nil || eb.Error.Code == "":
+		if status == http.StatusNotFound {
+			// Another server's page, or a host's route beside baton's.
+			return noBatonRoute("the server answered 404 Not Found, not as a baton server does")
+		}
 		return continuity.Errorf(codeOf(status), "the server answered %d %s", status, http.StatusText(status))
+	case status == http.StatusNotFound && eb.Error.Code == continuity.CodeNotFound && eb.Error.Message == noRoute:
+		// A baton handler, reached under a path that is not its own: the
+		// URL's path is not the one it is mounted under.
+		return noBatonRoute("the server has no such route")
 	}
 	if rt.traits&partial != 0 {
 		_ = json.Unmarshal(answer, out) // a failed episode call's result so far

@@ -169,7 +169,7 @@ func TestClientTimeouts(t *testing.T) {
 
 // TestClientReadsAnswers: a server's error comes back as the
 // *continuity.Error it was, fields included; an answer that is not baton's
-// is read by its status.
+// is read by its status (but a 404: TestClientSaysTheURLIsWrong).
 func TestClientReadsAnswers(t *testing.T) {
 	ctx := context.Background()
 	s := newServer(t, sqltest.SQLite, storetest.NewClock().Now, Options{}, nil)
@@ -184,7 +184,6 @@ func TestClientReadsAnswers(t *testing.T) {
 	}
 
 	for status, want := range map[int]continuity.Code{
-		http.StatusNotFound:            continuity.CodeNotFound,
 		http.StatusUnauthorized:        continuity.CodeUnauthorized,
 		http.StatusTeapot:              continuity.CodeInternal,
 		http.StatusInternalServerError: continuity.CodeInternal,
@@ -617,5 +616,39 @@ func TestClientConfig(t *testing.T) {
 				t.Errorf("sent %q, want nothing", sent)
 			}
 		})
+	}
+}
+
+// TestClientSaysTheURLIsWrong: a URL that reaches no baton route (the
+// host's server without the prefix baton is mounted under, or a path under
+// baton's that is none of its routes) is unreachable, saying to check the
+// URL, never a not_found a caller would act on; a row the server does not
+// have is not_found as the server says it.
+func TestClientSaysTheURLIsWrong(t *testing.T) {
+	ctx := context.Background()
+	s := newServer(t, sqltest.SQLite, time.Now, Options{}, nil)
+	foreign := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte("<html>not baton</html>"))
+	}))
+	defer foreign.Close()
+	missing := uuid.Must(uuid.NewV7()).String()
+	for _, tc := range []struct {
+		name, base string
+		hint       bool
+	}{
+		{"the host without baton's prefix", s.URL, true},
+		{"another server's 404 page", foreign.URL, true},
+		{"a path under baton's", s.URL + prefix + "/extra", true},
+		{"the right URL", s.URL + prefix, false},
+	} {
+		_, err := NewClient(tc.base, keyA, testClientOptions).Memory(ctx, missing)
+		switch {
+		case tc.hint && (continuity.ErrorCode(err) != continuity.CodeInternal || !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "is the URL the baton server's own")):
+			t.Errorf("%s: %v; want unreachable, saying to check the URL", tc.name, err)
+		case !tc.hint && (continuity.ErrorCode(err) != continuity.CodeNotFound || errors.Is(err, ErrUnreachable)):
+			t.Errorf("%s: %v; want the server's not_found", tc.name, err)
+		}
 	}
 }

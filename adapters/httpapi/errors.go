@@ -44,7 +44,9 @@ func codeOf(status int) continuity.Code {
 
 // ErrUnreachable is the cause of every error the Client returns when it got
 // no answer from the server: the connection failed, the call's time ran
-// out, or a gateway said the server is not there (502, 503, 504). It is
+// out, a gateway said the server is not there (502, 503, 504), or the URL
+// reached no route of a baton server (another server's 404, or a path
+// under a baton handler that is none of its routes). It is
 // wrapped in a *continuity.Error of code internal, so it is a failure to
 // record where the caller is, never a decision of the server; test for it
 // with errors.Is.

@@ -106,7 +106,7 @@ func NewHandler(api func(tenant string) continuity.API, opts Options) http.Handl
 		}))
 	}
 	unmatched := h.observe("unmatched", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusNotFound, ErrorBody{Error: continuity.Errorf(continuity.CodeNotFound, "no such route")})
+		writeJSON(w, http.StatusNotFound, ErrorBody{Error: continuity.Errorf(continuity.CodeNotFound, noRoute)})
 	})
 	mux.Handle("/", unmatched)
 	// A path the mux would clean first (an empty, . or .. segment, read
