@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/batonhq/baton/internal/runes"
 )
 
 // verbatimArgs makes the command line keep every string argument's bytes.
@@ -18,21 +20,21 @@ import (
 // mappers take the argument as given; the path types keep kong's meaning
 // (~/ and relative paths made absolute, an existing file or directory
 // checked), and refuse an empty path, which kong would read as the working
-// directory, and a path blank or with space at either end: taken as typed,
-// " " or "out.jsonl " names a file beside the one meant, which --out would
-// then create.
+// directory, a path blank or with space at either end (taken as typed, " "
+// or "out.jsonl " names a file beside the one meant, which --out would then
+// create), and a file's path ending in a separator.
 func verbatimArgs() kong.Option {
 	return kong.OptionFunc(func(k *kong.Kong) error {
 		for _, opt := range []kong.Option{
 			kong.KindMapper(reflect.String, kong.MapperFunc(decodeString)),
-			kong.NamedMapper("path", pathMapper(nil)),
-			kong.NamedMapper("existingfile", pathMapper(func(fi os.FileInfo, path string) error {
+			kong.NamedMapper("path", pathMapper(true, nil)),
+			kong.NamedMapper("existingfile", pathMapper(true, func(fi os.FileInfo, path string) error {
 				if fi.IsDir() {
 					return fmt.Errorf("%s is a directory, not a file", path)
 				}
 				return nil
 			})),
-			kong.NamedMapper("existingdir", pathMapper(func(fi os.FileInfo, path string) error {
+			kong.NamedMapper("existingdir", pathMapper(false, func(fi os.FileInfo, path string) error {
 				if !fi.IsDir() {
 					return fmt.Errorf("%s is not a directory", path)
 				}
@@ -72,8 +74,11 @@ func decodeString(ctx *kong.DecodeContext, target reflect.Value) error {
 }
 
 // pathMapper maps a path argument as kong's path types do, byte for byte;
-// check, when set, is run on the existing file the path names.
-func pathMapper(check func(fi os.FileInfo, path string) error) kong.MapperFunc {
+// check, when set, is run on the existing file the path names. A path of a
+// file (every "path" and "existingfile" of baton's is one) may not end in
+// a separator: kong would clean "new/" to "new", and --out would write a
+// file where the person named a directory.
+func pathMapper(file bool, check func(fi os.FileInfo, path string) error) kong.MapperFunc {
 	return func(ctx *kong.DecodeContext, target reflect.Value) error {
 		if target.Kind() != reflect.String {
 			return fmt.Errorf("a path must be a string, not %s", target.Type())
@@ -89,6 +94,8 @@ func pathMapper(check func(fi os.FileInfo, path string) error) kong.MapperFunc {
 			return errors.New("the path is blank")
 		case strings.TrimSpace(path) != path:
 			return errors.New("the path has space at its start or end: it is taken as typed, so give it without the space")
+		case file && len(path) > 1 && os.IsPathSeparator(path[len(path)-1]):
+			return fmt.Errorf("%s ends in a separator, which names a directory: name a file", runes.VisibleInLine(path))
 		}
 		if path != "-" {
 			path = kong.ExpandPath(path)

@@ -86,6 +86,12 @@ func TestEmptyPathArguments(t *testing.T) {
 		{[]string{"export", "--out", " e.jsonl"}, padded},
 		{[]string{"bottle", "render", "--transcript", transcript, "--out", "b.md\n"}, padded},
 		{[]string{"import", "e.jsonl "}, "<file>: the path has space at its start or end"},
+		// A file's path ending in a separator names a directory: kong
+		// would clean it away, and --out write a file named new.
+		{[]string{"export", "--out", "new" + string(filepath.Separator)}, "--out: new" + string(filepath.Separator) + " ends in a separator"},
+		{[]string{"bottle", "render", "--transcript", transcript, "--out", "new/"}, "ends in a separator, which names a directory"},
+		{[]string{"import", "e.jsonl/"}, "<file>: "},
+		{[]string{"bottle", "render", "--transcript", transcript + "/"}, "--transcript: "},
 	} {
 		out, stderr, status := run(t, env, c.args)
 		if status != exitUsage || out != "" || !strings.Contains(stderr, c.name) {
