@@ -117,7 +117,13 @@ func writeTemp(path string, write func(w io.Writer) error) (name string, err err
 		// person gave.
 		return "", fmt.Errorf("--out: %s cannot be written: %s", path, pathReason(err))
 	}
-	err = write(f)
+	fw := &fileWriter{f: f}
+	err = write(fw)
+	if fw.err != nil {
+		// The file refused a write (a full disk, a size limit): the
+		// caller's error says only that its output could not be written.
+		err = fmt.Errorf("--out: %s cannot be written: %s", path, pathReason(fw.err))
+	}
 	if err == nil {
 		// On the disk before it is renamed over an earlier export: a
 		// crash after the rename must not leave an empty file in its
@@ -132,6 +138,20 @@ func writeTemp(path string, write func(w io.Writer) error) (name string, err err
 		return "", err
 	}
 	return f.Name(), nil
+}
+
+// fileWriter writes to f and keeps the first error a write of it met.
+type fileWriter struct {
+	f   *os.File
+	err error
+}
+
+func (w *fileWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	return n, err
 }
 
 // Run imports the file and prints the rows it wrote by table.

@@ -3,11 +3,16 @@
 package main
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/batonhq/baton/continuity"
 )
 
 // TestExportForgetSymbolicLinks: export and forget with symbolic links
@@ -141,6 +146,49 @@ func TestExportIntoAReadOnlyDirectory(t *testing.T) {
 		t.Errorf("status %d, stderr %q; want %d and %q", status, stderr, exitFailure, want)
 	}
 	if names := dirNames(t, dir); len(names) != 0 {
+		t.Errorf("the failed export left %v", names)
+	}
+}
+
+// TestExportOntoAFullDisk: an export whose file refuses a write (here the
+// process's file size limit, as a full disk would) fails naming --out and
+// the file system's reason, not "the export could not be written", and
+// leaves the earlier export in place and no temporary file.
+func TestExportOntoAFullDisk(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh to set the file size limit with")
+	}
+	env := testEnv(t)
+	svc, done, err := env.openService(context.Background(), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	content := strings.Repeat("x", 2000)
+	for i := range 1200 { // an export of over 2.4 MB
+		if _, err := svc.Remember(context.Background(), env.Tenant, continuity.RememberParams{Kind: continuity.KindNote,
+			Topic: "t" + strconv.Itoa(i), Content: content, Actor: continuity.ActorUserCLI}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "export.jsonl")
+	if err := os.WriteFile(out, []byte("the earlier export\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// 4096 blocks of 512 bytes (POSIX sh): 2 MiB, under the export and
+	// over what the store's read spills (its database file is read, never
+	// grown).
+	_, stderr, status := batonExec(t, sh, dir, []string{"BATON_HOME=" + env.Home, "BATON_DSN=" + env.DSN},
+		"", "-c", `ulimit -f 4096 && exec "$0" "$@"`, os.Args[0], "export", "--out", out)
+	if status != exitFailure || !strings.Contains(stderr, "--out: "+out+" cannot be written: file too large") {
+		t.Errorf("status %d, stderr %q; want 1, naming --out and the reason", status, stderr)
+	}
+	if got, _ := os.ReadFile(out); string(got) != "the earlier export\n" {
+		t.Errorf("the earlier export holds %.40q", got)
+	}
+	if names := dirNames(t, dir); len(names) != 1 {
 		t.Errorf("the failed export left %v", names)
 	}
 }
