@@ -217,6 +217,8 @@ func TestCodexConfigRefused(t *testing.T) {
 		{"a bare word", "model\n", "line 1: expected = after the key model"},
 		{"text after a value", "a = \"x\" y\n", "line 1: unexpected text \"y\""},
 		{"byte order mark", "\ufeffmodel = \"x\"\n", "byte order mark"},
+		{"a carriage return ending the file", "a = 1\n# c\r", "line 2: a carriage return not followed by a newline"},
+		{"a carriage return in a comment", "a = 1 # c\rd\n", "line 1: a carriage return not followed by a newline"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,8 +15,8 @@ import (
 // [[array]] header, or a key = value pair whose value may span lines, as
 // arrays and multi-line strings do) and fails, naming the line, on what it
 // can tell is not TOML: an unterminated string, an unclosed bracket, text
-// after a value, a table header defined twice. It does not check values
-// beyond finding their end.
+// after a value, a table header defined twice, a carriage return outside a
+// CRLF. It does not check values beyond finding their end.
 
 // utf8BOM is the byte order mark: no JSON or TOML text may begin with one,
 // though a JSON parser may pass over it (RFC 8259, section 8.1).
@@ -62,6 +62,13 @@ func scanTOML(name string, src []byte) ([]tomlStatement, error) {
 		return nil, malformed("%s starts with a UTF-8 byte order mark, which TOML does not allow; save it without one", name)
 	}
 	p := &tomlScanner{name: name, src: string(src)}
+	// A carriage return is a newline's only in CRLF, and nothing else in
+	// TOML may hold one. Let through, one ending a file that has no final
+	// newline would become a CRLF once baton wrote its tables after it, and
+	// uninstall would take it away with the newline.
+	if lf := strings.ReplaceAll(p.src, "\r\n", "\n"); strings.Contains(lf, "\r") {
+		return nil, p.failAt(strings.Count(lf[:strings.IndexByte(lf, '\r')], "\n"), "a carriage return not followed by a newline, which TOML does not allow")
+	}
 	var out []tomlStatement
 	var table []string
 	defined := map[string]int{} // a [table]'s path → the line defining it
