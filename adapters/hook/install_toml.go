@@ -45,11 +45,13 @@ func (st *tomlStatement) path() []string {
 	return append(slices.Clone(st.table), st.key...)
 }
 
-// tomlScanner reads the statements of src; i is where it is.
+// tomlScanner reads the statements of src; i is where it is, and lines
+// the newlines of src[:counted].
 type tomlScanner struct {
-	name string
-	src  string
-	i    int
+	name           string
+	src            string
+	i              int
+	counted, lines int
 }
 
 // scanTOML returns the statements of src, naming the file name in its
@@ -77,7 +79,7 @@ func scanTOML(name string, src []byte) ([]tomlStatement, error) {
 		if p.i == len(p.src) {
 			return out, nil
 		}
-		st := tomlStatement{line: strings.Count(p.src[:p.i], "\n")}
+		st := tomlStatement{line: p.lineOf(p.i)}
 		var err error
 		if p.src[p.i] == '[' {
 			err = p.header(&st)
@@ -93,7 +95,7 @@ func scanTOML(name string, src []byte) ([]tomlStatement, error) {
 			st.table = table
 			err = p.pair(&st)
 		}
-		st.last = strings.Count(p.src[:p.i], "\n")
+		st.last = p.lineOf(p.i)
 		if err == nil {
 			err = p.lineEnd()
 		}
@@ -104,9 +106,21 @@ func scanTOML(name string, src []byte) ([]tomlStatement, error) {
 	}
 }
 
+// lineOf is the 0-based index of the line holding offset at. The scanner
+// asks in order, so it counts each newline once: counting from the start
+// for every statement took 35 s over a 10 MB file.
+func (p *tomlScanner) lineOf(at int) int {
+	if at < p.counted {
+		return strings.Count(p.src[:at], "\n")
+	}
+	p.lines += strings.Count(p.src[p.counted:at], "\n")
+	p.counted = at
+	return p.lines
+}
+
 // fail is a malformed error for the line holding offset at.
 func (p *tomlScanner) fail(at int, format string, args ...any) error {
-	return p.failAt(strings.Count(p.src[:at], "\n"), format, args...)
+	return p.failAt(p.lineOf(at), format, args...)
 }
 
 func (p *tomlScanner) failAt(line int, format string, args ...any) error {
