@@ -214,6 +214,7 @@ func TestCodexConfigRefused(t *testing.T) {
 		{"a table defined twice", "[features]\nhooks = true\n\n[features]\nx = 1\n", "line 4: the table [features] is defined twice (lines 1 and 4)"},
 		{"an unclosed array", "a = [1,\n2\n", "line 1: this [ is never closed"},
 		{"an unclosed multi-line string", "a = 1\nb = \"\"\"x\n", "line 2: a multi-line string is never closed"},
+		{"a multi-line string ending the file in a backslash", "a = 1\nb = \"\"\"x\\", "line 2: a multi-line string is never closed"},
 		{"a bare word", "model\n", "line 1: expected = after the key model"},
 		{"text after a value", "a = \"x\" y\n", "line 1: unexpected text \"y\""},
 		{"byte order mark", "\ufeffmodel = \"x\"\n", "byte order mark"},

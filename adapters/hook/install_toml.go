@@ -242,7 +242,7 @@ func (p *tomlScanner) multiLineString() error {
 	start, delim := p.i, p.src[p.i:p.i+3]
 	for p.i += 3; p.i < len(p.src); p.i++ {
 		switch {
-		case delim[0] == '"' && p.src[p.i] == '\\':
+		case delim[0] == '"' && p.src[p.i] == '\\' && p.i+1 < len(p.src): // not past the end
 			p.i++
 		case p.at(delim):
 			p.i += 3
