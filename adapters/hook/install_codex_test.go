@@ -218,6 +218,11 @@ func TestCodexConfigRefused(t *testing.T) {
 		{"a bare word", "model\n", "line 1: expected = after the key model"},
 		{"text after a value", "a = \"x\" y\n", "line 1: unexpected text \"y\""},
 		{"byte order mark", "\ufeffmodel = \"x\"\n", "byte order mark"},
+		{"a table quoted two ways", "[projects.\"/p\"]\ntrust_level = \"trusted\"\n[projects.'/p']\ntrust_level = \"untrusted\"\n", "line 3: the table [projects.\"/p\"] is defined twice (lines 1 and 3)"},
+		{"a trust table quoted two ways", "[hooks.state.\"/h:stop:0:0\"]\ntrusted_hash = \"x\"\n[hooks.state.'/h:stop:0:0']\ntrusted_hash = \"x\"\n", "line 3: the table [hooks.state.\"/h:stop:0:0\"] is defined twice"},
+		{"a Windows path unescaped in a basic string", "[projects.\"C:\\Users\\x\"]\ntrust_level = \"trusted\"\n", "line 1: a string is not terminated on its line, or holds an escape TOML does not have"},
+		{"not UTF-8", "a = \"\xff\"\n", "is not UTF-8 text"},
+		{"a NUL between statements", "a = 1\n\x00\n", "line 2: expected a key or a [table] header"},
 		{"a carriage return ending the file", "a = 1\n# c\r", "line 2: a carriage return not followed by a newline"},
 		{"a carriage return in a comment", "a = 1 # c\rd\n", "line 1: a carriage return not followed by a newline"},
 	}
@@ -255,6 +260,16 @@ func TestCodexConfigRoundTrip(t *testing.T) {
 		"a hooks table":              "[hooks]\nother = 1\n",
 		"another hooks.json's trust": "[hooks.state.\"/elsewhere/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:x\"\n",
 		"CRLF":                       "model = \"x\"\r\n[features]\r\nhooks = true\r\n",
+		"CRLF, no final newline":     "model = \"x\"\r\n[features]\r\nhooks = true",
+		"a header in a literal":      "notes = '''\n[hooks.state.\"x\"]\ntrusted_hash = 'y'\n'''\n",
+		"baton's stanza in a string": "notes = \"\"\"\n" + trustMarker + "\n[hooks.state.\"x\"]\ntrusted_hash = \"y\"\n\"\"\"\n",
+		"inline tables":              "a = { b = 1, c = { d = [1, '2'] } }\n",
+		"arrays of tables":           "[[x]]\na = 1\n\n[[x]]\na = 2\n",
+		"dotted keys":                "projects.\"/p\".trust_level = \"trusted\"\nhooks.other = 1\n",
+		"quoted keys with escapes":   "\"a\\u0022b\" = 1\n\"c\\\\d\" = 2\n",
+		"comments after values":      "a = 1 # one\nb = \"#\" # \"two\"\n[c] # three\n",
+		"tabs":                       "\ta\t=\t1\t# c\n[\tb\t]\n",
+		"projects trusted or not":    "[projects.\"/p\"]\ntrust_level = \"untrusted\"\n\n[projects.'C:\\Users\\x']\ntrust_level = \"trusted\"\n\n[projects.\"C:\\\\Users\\\\y\"]\ntrust_level = \"trusted\"\n",
 		"empty":                      "",
 	} {
 		t.Run(name, func(t *testing.T) {
