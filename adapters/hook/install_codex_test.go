@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -511,4 +512,91 @@ func BenchmarkScanTOML(b *testing.B) {
 			})
 		}
 	}
+}
+
+// FuzzInstallTOML: whatever config.toml holds ($HOOKS in it standing for
+// the hooks.json's path, so that it may hold trust tables of baton's and
+// the person's for baton's hooks), installing the Codex hooks (beside a
+// hooks.json of the person's, or none) either refuses it, as invalid or as
+// a conflict, naming it and writing nothing, or writes a file the scanner
+// reads back trusting each of baton's hooks once and keeping every byte of
+// it but baton's old tables; a second install changes nothing; and
+// uninstall gives back the file byte for byte, less the tables of baton's
+// it held (as uninstalling it would have).
+func FuzzInstallTOML(f *testing.F) {
+	stanza := func(pos, hash, after string) string {
+		return "\n" + trustMarker + "\n[hooks.state.\"$HOOKS:stop:" + pos + "\"]\ntrusted_hash = \"" + hash + "\"\n" + after
+	}
+	for _, s := range []string{string(readFixture(f, "codex-config.toml")), "model = \"x\"", "a = 1\r\n[b]\r\nc = 2\r\n",
+		"s = \"\"\"\n[hooks.state.\"k\"]\ntrusted_hash = \"x\"\n\"\"\"\n", "l = '''\n[hooks]\n'''\n",
+		"[projects.'/p']\ntrust_level = \"untrusted\"\n[[x]]\ny = { z = [1, '2'] } # c\n",
+		"hooks.x = 1\n", "[hooks.state.\"C:\\\\Users\\\\x\\u0022\"]\ntrusted_hash = 'x'\n",
+		"\ufeffa = 1\n", "a = 1\n# \x00\xff", "\ta\t=\t1\t#\n", "a = 1\n# c\r", "b = \"\"\"x\\",
+		"a = 1\n" + stanza("0:0", "sha256:0", "enabled = false\n"), stanza("1:0", "sha256:0", "") + "[x]\n", "a = 1" + stanza("0:0", "sha256:0", "enabled = false"),
+		"[hooks.state.'$HOOKS:stop:0:0']\ntrusted_hash = 'sha256:0'\n"} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, src []byte, withHooks bool) {
+		home, tomlPath, o := codexCase(t, "")
+		hooksPath := filepath.Join(home, ".codex", "hooks.json")
+		src = bytes.ReplaceAll(src, []byte("$HOOKS"), []byte(codexKeyPath(hooksPath)))
+		writeFile(t, tomlPath, src)
+		if withHooks {
+			writeFile(t, hooksPath, readFixture(t, "codex-hooks.json"))
+		}
+		before := snapshot(t, home)
+		p, err := PlanInstall(o)
+		if err != nil {
+			code := continuity.ErrorCode(err)
+			if !(errors.Is(err, errMalformed) && code == continuity.CodeInvalid || code == continuity.CodeConflict) || !strings.Contains(err.Error(), tomlPath) {
+				t.Fatalf("install: %v; want an invalid error or a conflict naming %s", err, tomlPath)
+			}
+			if now := snapshot(t, home); !sameFiles(before, now) {
+				t.Fatal("a refused install wrote files")
+			}
+			return
+		}
+		u := mustPlan(t, PlanUninstall, o) // planned, not applied: config.toml without baton's tables
+		left := u.Changes[len(u.Changes)-1].After
+		if err := p.Apply(installNow); err != nil {
+			t.Fatal(err)
+		}
+		installed, _ := os.ReadFile(tomlPath)
+		if bytes.Equal(left, src) && !bytes.HasPrefix(installed, src) {
+			t.Fatalf("install changed the file's own bytes:\n%q\nto\n%q", src, installed)
+		}
+		hooks, _ := os.ReadFile(hooksPath)
+		want, err := tableHarness(t, "codex").trustEntries(codexKeyPath(hooksPath), hooks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tf, err := parseTrustFile(tomlPath, installed)
+		if err != nil {
+			t.Fatalf("install wrote a file the scanner refuses: %v\n%q", err, installed)
+		}
+		for _, w := range want {
+			var tables, trusting int
+			for _, s := range tf.stanzas {
+				if s.entry.key == w.key {
+					tables++
+					if s.entry.hash == w.hash {
+						trusting++
+					}
+				}
+			}
+			if tables != 1 || trusting != 1 {
+				t.Fatalf("installed config.toml has %d tables for %s, %d with %s:\n%q", tables, w.key, trusting, w.hash, installed)
+			}
+		}
+		if again := mustPlan(t, PlanInstall, o); again.Changed() {
+			t.Fatalf("a second install changes:\n%q", installed)
+		}
+		if err := mustPlan(t, PlanUninstall, o).Apply(installNow.Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if back, _ := os.ReadFile(tomlPath); !bytes.Equal(back, left) {
+			t.Fatalf("install then uninstall gives\n%q\nnot\n%q\ninstalled:\n%q", back, left, installed)
+		}
+	})
 }
