@@ -292,8 +292,8 @@ func TestInstallDiffShowsHostileFiles(t *testing.T) {
 	const shownJSON = " {<U+000D>  \"note\": \"<U+009B>2J<U+007F><U+202E>evil<U+2066><U+3164><U+2800>\uFFFD\",\n-  \"x<U+200B><U+FE0F>\": 1\n+  \"x<U+200B><U+FE0F>\": 1,\n"
 	const hostileCRLF = "{\r\n  \"note\": \"\u0085\u202e\u2028\u115f\",\r\n  \"a\": 1\r\n}\r\n"
 	const shownCRLF = " {\r\n   \"note\": \"<U+0085><U+202E><U+2028><U+115F>\",\r\n-  \"a\": 1\r\n+  \"a\": 1,\r\n"
-	const hostileTOML = "model = \"x\" # \x1b]0;t\x07 \r \u009b2J\u202e\n[features]\nhooks = true # \u3164\x00\U000E0041\n"
-	const shownTOML = " model = \"x\" # <U+001B>]0;t<U+0007> <U+000D> <U+009B>2J<U+202E>\n [features]\n hooks = true # <U+3164><U+0000><U+E0041>\n"
+	const hostileTOML = "model = \"x\" # \x1b]0;t\x07 \u009b2J\u202e\n[features]\nhooks = true # \u3164\x00\U000E0041\n"
+	const shownTOML = " model = \"x\" # <U+001B>]0;t<U+0007> <U+009B>2J<U+202E>\n [features]\n hooks = true # <U+3164><U+0000><U+E0041>\n"
 	tests := []struct {
 		harness string
 		files   map[string]string // path under the root → content
