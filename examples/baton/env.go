@@ -110,19 +110,27 @@ func EnvFromOS() *Env {
 }
 
 // dsnProblem says what makes a store's DSN (BATON_DSN or a --dsn flag)
-// one that cannot be what the person meant, or "" when nothing does: blank;
-// with space at either end, since it is taken as typed ("/x/baton.db "
+// one that cannot be what the person meant (see typedProblem: "/x/baton.db "
 // would open a new file whose name ends in a space, a Postgres URL's space
-// would reach the driver); or holding a NUL byte, which no path or URL
-// holds. It never repeats the value, which may hold a password.
+// would reach the driver), or "" when nothing does. It never repeats the
+// value, which may hold a password.
 func dsnProblem(dsn string) string {
+	return typedProblem(dsn, "set it to a postgres:// URL or an absolute SQLite path")
+}
+
+// typedProblem says what makes a value a person set (a variable, a flag)
+// one that cannot be what they meant, or "" when nothing does: blank (blank
+// says what to set instead); with space at either end, since it is taken
+// as typed, never trimmed; or holding a NUL byte, which no path, URL or
+// address holds. It never repeats the value.
+func typedProblem(v, blank string) string {
 	switch {
-	case strings.TrimSpace(dsn) == "":
-		return "is blank: set it to a postgres:// URL or an absolute SQLite path"
-	case strings.TrimSpace(dsn) != dsn:
-		return "has space at its start or end: the value is taken as typed, so set it without the space"
-	case strings.IndexByte(dsn, 0) >= 0:
-		return "holds a NUL byte: no path or URL does"
+	case strings.TrimSpace(v) == "":
+		return "is blank: " + blank
+	case strings.TrimSpace(v) != v:
+		return "has space at its start or end: the value is taken as typed, so give it without the space"
+	case strings.IndexByte(v, 0) >= 0:
+		return "holds a NUL byte: no path, URL or address does"
 	}
 	return ""
 }

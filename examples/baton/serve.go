@@ -64,26 +64,21 @@ func (c *ServeCmd) Validate() error {
 	return addrFlag(c.Addr)
 }
 
+// maxAddrLen bounds --addr: a host name of at most 253 characters, or an
+// IPv6 literal with its zone, in brackets, and a port.
+const maxAddrLen = 300
+
 // addrFlag refuses an --addr that is not host:port as typed, naming the
 // flag: blank (given empty, net.Listen would listen on every interface, on
 // a port nobody chose), with space at either end (taken as typed, it names
 // no host or no port the person meant), holding a NUL byte, or without a
 // port ("127.0.0.1:" would listen on one nobody chose; port 0 asks for
 // that). An empty host is every interface, as net.Listen reads it.
-// maxAddrLen bounds --addr: a host name of at most 253 characters, or an
-// IPv6 literal with its zone, in brackets, and a port.
-const maxAddrLen = 300
-
 func addrFlag(addr string) error {
-	why := ""
+	why := typedProblem(addr, "give host:port, for example 127.0.0.1:8377")
 	_, port, err := net.SplitHostPort(addr)
 	switch {
-	case strings.TrimSpace(addr) == "":
-		why = "is blank: give host:port, for example 127.0.0.1:8377"
-	case strings.TrimSpace(addr) != addr:
-		why = "has space at its start or end: the address is taken as typed, so give it without the space"
-	case strings.IndexByte(addr, 0) >= 0:
-		why = "holds a NUL byte: no address does"
+	case why != "":
 	case len(addr) > maxAddrLen:
 		// Refused before the listen's error would repeat it whole.
 		why = fmt.Sprintf("is %d bytes long: no host:port is over %d", len(addr), maxAddrLen)
